@@ -1,0 +1,43 @@
+"""The exception family: every error a user can meet says what is wrong and what to do."""
+
+from __future__ import annotations
+
+
+class HermesError(Exception):
+    """Base of every error hermes-context raises on purpose."""
+
+
+class ConfigError(HermesError):
+    """The configuration is invalid: unknown key, wrong type, conflicting plugins."""
+
+
+class PluginLoadError(HermesError):
+    """A plugin could not be imported, built or registered."""
+
+
+class MissingExtraError(PluginLoadError):
+    """A plugin needs an optional dependency that is not installed."""
+
+    def __init__(self, message: str, *, install_hint: str) -> None:
+        super().__init__(message)
+        self.install_hint = install_hint
+
+
+class ProviderError(HermesError):
+    """An external memory provider failed in a way the caller should see."""
+
+
+class InvalidMessages(HermesError):
+    """A transcript is malformed; `problems` lists each problem, one per line."""
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = list(problems or [])
+
+
+class TranscriptError(InvalidMessages):
+    """A transcript file or stream could not be read or parsed."""
+
+
+class TokenizerError(HermesError):
+    """The requested tokenizer data is missing or does not match its checksum."""
