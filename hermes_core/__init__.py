@@ -1,0 +1,91 @@
+"""hermes-context: context compression and lasting memory for LLM-agent hosts.
+
+Only public names live here. Heavy parts (tiktoken, httpx, YAML, provider SDKs) load on
+first use, so ``import hermes_core`` stays fast and has no side effects.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from hermes_core.errors import (
+    ConfigError,
+    HermesError,
+    InvalidMessages,
+    MissingExtraError,
+    PluginLoadError,
+    ProviderError,
+    TokenizerError,
+    TranscriptError,
+)
+from hermes_core.markers import hookimpl, hookspec
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it; loaded on first attribute access (PEP 562)
+_LAZY = {
+    "Hermes": "hermes_core.host",
+    "PluginContext": "hermes_core.plugins",
+    "PluginHost": "hermes_core.plugins",
+    "Settings": "hermes_core.settings",
+    "load_config": "hermes_core.config",
+    "count_tokens": "hermes_core.tokens",
+    "validate_messages": "hermes_core.messages",
+    "to_wire": "hermes_core.messages",
+    "read_transcript": "hermes_core.transcripts",
+    "Finding": "hermes_core.types",
+    "SessionInfo": "hermes_core.types",
+    "SummaryContext": "hermes_core.types",
+    "Turn": "hermes_core.types",
+}
+
+__all__ = [
+    "ConfigError",
+    "Finding",
+    "Hermes",
+    "HermesError",
+    "InvalidMessages",
+    "MissingExtraError",
+    "PluginContext",
+    "PluginHost",
+    "PluginLoadError",
+    "ProviderError",
+    "SessionInfo",
+    "Settings",
+    "SummaryContext",
+    "TokenizerError",
+    "TranscriptError",
+    "Turn",
+    "__version__",
+    "count_tokens",
+    "hookimpl",
+    "hookspec",
+    "load_config",
+    "read_transcript",
+    "to_wire",
+    "validate_messages",
+]
+
+if TYPE_CHECKING:
+    from hermes_core.config import load_config
+    from hermes_core.host import Hermes
+    from hermes_core.messages import to_wire, validate_messages
+    from hermes_core.plugins import PluginContext, PluginHost
+    from hermes_core.settings import Settings
+    from hermes_core.tokens import count_tokens
+    from hermes_core.transcripts import read_transcript
+    from hermes_core.types import Finding, SessionInfo, SummaryContext, Turn
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hermes_core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,96 @@
+"""The ``hermes-context`` command: a thin layer over the public API.
+
+Exit codes: 0 success; 1 the input was rejected (bad transcript, validation failed, threat
+found); 2 usage or configuration error. Errors are one or two plain lines on stderr, with a
+traceback only under ``-v``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from hermes_core.cli import config_cmd, plugins_cmd, tokens_cmd, validate_cmd
+from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError
+from hermes_core.errors import (
+    ConfigError,
+    HermesError,
+    InvalidMessages,
+    PluginLoadError,
+    TokenizerError,
+)
+
+COMMANDS = (tokens_cmd, validate_cmd, plugins_cmd, config_cmd)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    _add_global_options(common, suppress=True)
+    parser = argparse.ArgumentParser(
+        prog="hermes-context",
+        description="Context compression and lasting memory for LLM-agent hosts.",
+    )
+    _add_global_options(parser, suppress=False)
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for command in COMMANDS:
+        command.register(sub, common)
+    return parser
+
+
+def _add_global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    default = argparse.SUPPRESS if suppress else None
+    parser.add_argument("--home", metavar="DIR", default=default, help="home directory")
+    parser.add_argument("--config", metavar="FILE", default=default, help="config file")
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        default=argparse.SUPPRESS if suppress else False,
+        help="debug logging and tracebacks",
+    )
+
+
+def _version() -> str:
+    from hermes_core import __version__
+
+    return f"hermes-context {__version__}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code instead of raising."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help/--version exit 0, usage errors exit 2
+        return int(exc.code or 0)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="hermes-context: %(levelname)s: %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        code: int = args.handler(args)
+    except CommandError as exc:
+        return _fail(args, exc, exc.exit_code)
+    except (InvalidMessages, TokenizerError) as exc:
+        return _fail(args, exc, EXIT_INPUT)
+    except (ConfigError, PluginLoadError) as exc:
+        return _fail(args, exc, EXIT_USAGE)
+    except HermesError as exc:
+        return _fail(args, exc, EXIT_INPUT)
+    except KeyboardInterrupt:
+        print("hermes-context: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    return code
+
+
+def _fail(args: argparse.Namespace, exc: BaseException, code: int) -> int:
+    if args.verbose:
+        logging.getLogger("hermes_context").exception("command failed")
+    print(f"hermes-context: error: {exc}", file=sys.stderr)
+    return code

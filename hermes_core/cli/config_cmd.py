@@ -1,0 +1,78 @@
+"""``hermes-context config show|check``: the effective config and where each value came from."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from hermes_core.cli.common import EXIT_OK, EXIT_USAGE, CommandError, load
+from hermes_core.host import Hermes
+
+
+def register(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
+    parser = sub.add_parser("config", parents=[common], help="show or check the configuration")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    show = actions.add_parser(
+        "show", parents=[common], help="print the effective config with the source of each value"
+    )
+    show.add_argument("--json", action="store_true", help="print JSON")
+    show.set_defaults(handler=run_show)
+    check = actions.add_parser(
+        "check", parents=[common], help="validate the config and load its plugins, run nothing"
+    )
+    check.set_defaults(handler=run_check)
+
+
+def run_show(args: argparse.Namespace) -> int:
+    loaded = load(args)
+    rows = [(key, value, str(source)) for key, value, source in loaded.items()]
+    if args.json:
+        payload = {
+            "home": str(loaded.home),
+            "file": str(loaded.path) if loaded.path else None,
+            "settings": [{"key": k, "value": v, "source": s} for k, v, s in rows],
+        }
+        print(json.dumps(payload, indent=2, default=str))
+        return EXIT_OK
+    print(f"# home: {loaded.home}")
+    print(f"# file: {loaded.path or '(none: defaults only)'}")
+    width = max(len(k) + len(_render(v)) for k, v, _s in rows) + 2
+    for key, value, source in rows:
+        text = f"{key}: {_render(value)}"
+        print(f"{text.ljust(width)}  # {source}")
+    return EXIT_OK
+
+
+def _render(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return json.dumps(value) if value == "" or value.strip() != value else value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    loaded = load(args)
+    host = Hermes(loaded)
+    try:
+        failed = [
+            r for r in host.plugins.records.values() if r.status.startswith(("error", "missing"))
+        ]
+    finally:
+        host.close()
+    if failed:
+        lines = [f"plugin '{r.name}': {r.status}" for r in failed]
+        raise CommandError("\n".join(lines), exit_code=EXIT_USAGE)
+    counts: dict[str, int] = {}
+    for _key, _value, source in loaded.items():
+        counts[source.kind] = counts.get(source.kind, 0) + 1
+    summary = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
+    active = [r.name for r in host.plugins.records.values() if r.status == "active"]
+    print(f"config OK: {loaded.path or 'defaults only'} ({summary})")
+    print(f"plugins: {', '.join(active) or 'none'}")
+    return EXIT_OK

@@ -1,0 +1,107 @@
+"""Finding and importing plugins: built-in specs and the ``hermes_context.plugins`` group.
+
+Kept apart from the host so that the rules for turning an import failure into an
+actionable message ("needs its extra: pip install ...") live in one place.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+from typing import TYPE_CHECKING, Any
+
+from hermes_core.errors import MissingExtraError, PluginLoadError
+
+if TYPE_CHECKING:
+    from hermes_core.plugins import PluginContext
+
+ENTRY_POINT_GROUP = "hermes_context.plugins"
+OWN_DISTRIBUTION = "hermes-context"
+
+
+@dataclass(frozen=True)
+class PluginSpec:
+    """How to build one plugin: a name and a factory taking a :class:`PluginContext`."""
+
+    name: str
+    factory: Callable[[PluginContext], object]
+    builtin: bool = False
+    distribution: str = OWN_DISTRIBUTION
+    version: str = ""
+
+    def build(self, context: PluginContext) -> object:
+        plugin = self.factory(context)
+        if plugin is None:
+            raise PluginLoadError(f"plugin '{self.name}': its factory returned None")
+        return plugin
+
+
+def installed_entry_points() -> list[metadata.EntryPoint]:
+    """Every entry point of the plugin group, de-duplicated by name (first wins)."""
+    seen: dict[str, metadata.EntryPoint] = {}
+    for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        seen.setdefault(entry_point.name, entry_point)
+    return list(seen.values())
+
+
+def find_entry_point(name: str) -> metadata.EntryPoint | None:
+    for entry_point in installed_entry_points():
+        if entry_point.name == name:
+            return entry_point
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def own_extras() -> frozenset[str]:
+    """The extras hermes-context declares, e.g. ``mem0``; empty when not installed."""
+    try:
+        extras = metadata.metadata(OWN_DISTRIBUTION).get_all("Provides-Extra") or []
+    except metadata.PackageNotFoundError:
+        return frozenset()
+    return frozenset(extras)
+
+
+def spec_from_entry_point(entry_point: metadata.EntryPoint, *, role: str) -> PluginSpec:
+    """Import an entry point; an ImportError becomes the install line the user needs."""
+    dist = getattr(entry_point, "dist", None)
+    dist_name = getattr(dist, "name", "") or ""
+    version = getattr(dist, "version", "") or ""
+    try:
+        target: Any = entry_point.load()
+    except ImportError as exc:
+        raise _missing_dependency(entry_point, dist_name, role, exc) from exc
+    except Exception as exc:
+        raise PluginLoadError(
+            f"{role} '{entry_point.name}' failed to import ({entry_point.value}): {exc}"
+        ) from exc
+    if not callable(target) or inspect.ismodule(target):
+        raise PluginLoadError(
+            f"{role} '{entry_point.name}': entry point {entry_point.value} must name a plugin "
+            "class (or a callable taking a PluginContext)"
+        )
+    return PluginSpec(
+        name=entry_point.name, factory=target, distribution=dist_name, version=version
+    )
+
+
+def _missing_dependency(
+    entry_point: metadata.EntryPoint, dist_name: str, role: str, exc: ImportError
+) -> PluginLoadError:
+    missing = getattr(exc, "name", None) or str(exc)
+    extras = list(entry_point.extras)
+    if dist_name.lower().replace("_", "-") == OWN_DISTRIBUTION and not extras:
+        extras = [entry_point.name] if entry_point.name in own_extras() else []
+    if extras:
+        hint = f"pip install '{dist_name}[{','.join(extras)}]'"
+        return MissingExtraError(
+            f"{role} '{entry_point.name}' needs its extra: {hint}", install_hint=hint
+        )
+    hint = f"pip install --force-reinstall '{dist_name}'" if dist_name else "pip install it"
+    return MissingExtraError(
+        f"{role} '{entry_point.name}' cannot import '{missing}'; its dependencies are missing: "
+        f"{hint}",
+        install_hint=hint,
+    )

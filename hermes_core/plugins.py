@@ -1,0 +1,371 @@
+"""The plugin host: loading, the one-external-provider rule, and isolated hook calls.
+
+Why not call ``pm.hook.<name>(...)`` directly: pluggy runs every implementation in one
+call, so one plugin's exception aborts the others. The host walks the implementations
+itself and applies each hook's call policy (see :mod:`hermes_core.hookspecs`), so a broken
+plugin is reported and skipped, a broken threat scanner fails closed, and
+``plugins.strict`` turns isolation off for CI.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pluggy
+
+from hermes_core import hookspecs
+from hermes_core.config import LoadedConfig
+from hermes_core.errors import ConfigError, MissingExtraError, PluginLoadError
+from hermes_core.markers import PROJECT_NAME
+from hermes_core.plugin_loading import (
+    ENTRY_POINT_GROUP,
+    PluginSpec,
+    find_entry_point,
+    installed_entry_points,
+    spec_from_entry_point,
+)
+from hermes_core.settings import Settings
+from hermes_core.types import Finding
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "PluginContext",
+    "PluginHost",
+    "PluginRecord",
+    "PluginSpec",
+]
+
+log = logging.getLogger("hermes_context.plugins")
+CallListener = Callable[[str, dict[str, Any], Any], None]
+
+
+@dataclass(frozen=True)
+class PluginContext:
+    """What a plugin is built with: its name, its own config section, the home, a logger."""
+
+    name: str
+    config: dict[str, Any]
+    home: Path
+    logger: logging.Logger
+    settings: Settings = field(default_factory=Settings)
+
+
+@dataclass
+class PluginRecord:
+    """One row of ``hermes-context plugins``."""
+
+    name: str
+    version: str = ""
+    distribution: str = ""
+    hooks: list[str] = field(default_factory=list)
+    status: str = "active"
+    builtin: bool = False
+    external_provider: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "distribution": self.distribution,
+            "hooks": list(self.hooks),
+            "status": self.status,
+            "builtin": self.builtin,
+            "external_provider": self.external_provider,
+        }
+
+
+@dataclass(frozen=True)
+class PluginCallError:
+    """A hook implementation raised; kept so hosts and tests can see what was isolated."""
+
+    plugin: str
+    hook: str
+    error: BaseException
+
+
+class PluginHost:
+    """Owns the pluggy manager for one home and calls hooks with their policies."""
+
+    def __init__(self, config: LoadedConfig) -> None:
+        self.config = config
+        self.strict = config.settings.plugins.strict
+        self.pm = pluggy.PluginManager(PROJECT_NAME)
+        self.pm.add_hookspecs(hookspecs)
+        self.records: dict[str, PluginRecord] = {}
+        self.call_errors: list[PluginCallError] = []
+        self._listeners: list[CallListener] = []
+        self._logged_once: set[tuple[str, str]] = set()
+
+    # --- loading -----------------------------------------------------------------------
+
+    def load(self, builtins: Sequence[PluginSpec] = ()) -> None:
+        """Register built-ins, then the third-party plugins the config names, each isolated."""
+        settings = self.config.settings
+        disabled = set(settings.plugins.disabled)
+        for spec in builtins:
+            if spec.name in disabled:
+                self.records[spec.name] = _record(spec, status="disabled")
+                continue
+            self._load_isolated(spec.name, functools.partial(_same, spec))
+        for name in self._named_plugins():
+            if name in disabled:
+                self.records[name] = PluginRecord(name=name, status="disabled")
+                continue
+            self._load_isolated(name, functools.partial(self._spec_for, name))
+
+    def _named_plugins(self) -> list[str]:
+        settings = self.config.settings
+        names = list(dict.fromkeys(settings.plugins.enabled))
+        provider = settings.memory.provider
+        if provider and provider not in names:
+            names.append(provider)
+        return names
+
+    def _spec_for(self, name: str) -> PluginSpec:
+        entry_point = find_entry_point(name)
+        if entry_point is None:
+            raise PluginLoadError(_not_installed_message(name, self._role(name)))
+        return spec_from_entry_point(entry_point, role=self._role(name))
+
+    def _role(self, name: str) -> str:
+        return "memory provider" if name == self.config.settings.memory.provider else "plugin"
+
+    def _load_isolated(self, name: str, get_spec: Callable[[], PluginSpec]) -> None:
+        try:
+            spec = get_spec()
+            self.register(spec.build(self._context(spec.name)), spec=spec)
+        except ConfigError:
+            raise
+        except MissingExtraError as exc:
+            self._load_failed(name, exc, f"missing-extra: {exc.install_hint}")
+        except PluginLoadError as exc:
+            self._load_failed(name, exc, f"error: {exc}")
+        except Exception as exc:  # noqa: BLE001 - a plugin's own bug must not stop the host
+            failure = PluginLoadError(f"plugin '{name}' failed to start: {exc}")
+            self._load_failed(name, failure, f"error: {failure}", cause=exc)
+
+    def _load_failed(
+        self, name: str, exc: PluginLoadError, status: str, cause: BaseException | None = None
+    ) -> None:
+        if self.strict:
+            raise exc from cause
+        log.warning("%s", exc)
+        previous = self.records.get(name)
+        record = previous or PluginRecord(name=name)
+        record.status = status
+        self.records[name] = record
+
+    def _context(self, name: str) -> PluginContext:
+        return PluginContext(
+            name=name,
+            config=self.config.plugin_section(name),
+            home=self.config.home,
+            logger=logging.getLogger(f"hermes_context.plugins.{name}"),
+            settings=self.config.settings,
+        )
+
+    def register(self, plugin: object, *, spec: PluginSpec | None = None, name: str = "") -> str:
+        """Register a built plugin object; returns its name.
+
+        Raises :class:`ConfigError` when it would be a second external memory provider and
+        :class:`PluginLoadError` when a hook implementation is misspelled or malformed.
+        """
+        name = spec.name if spec else name or type(plugin).__name__.lower()
+        if name in self.records and self.records[name].status == "active":
+            raise PluginLoadError(f"a plugin named '{name}' is already registered")
+        external = bool(getattr(plugin, "external_memory_provider", False))
+        if external:
+            current = self.external_provider()
+            if current is not None:
+                raise ConfigError(
+                    f"two external memory providers: '{current}' and '{name}'; at most one can "
+                    "be active. Choose one with memory.provider and remove the other from "
+                    "plugins.enabled"
+                )
+        _reject_wrappers(plugin, name)
+        try:
+            self.pm.register(plugin, name=name)
+        except pluggy.PluginValidationError as exc:
+            raise PluginLoadError(
+                f"plugin '{name}' has an invalid hook implementation: {exc}"
+            ) from None
+        unknown = _unknown_hooks(self.pm, plugin)
+        if unknown:
+            self.pm.unregister(plugin)
+            raise PluginLoadError(f"plugin '{name}': {'; '.join(unknown)}")
+        record = _record(spec, status="active") if spec else PluginRecord(name=name)
+        record.external_provider = external
+        record.hooks = sorted(caller.name for caller in self.pm.get_hookcallers(plugin) or [])
+        self.records[name] = record
+        return name
+
+    def unregister(self, name: str) -> None:
+        """Remove a plugin by name (used by tests and hosts that swap plugins)."""
+        plugin = self.pm.get_plugin(name)
+        if plugin is not None:
+            self.pm.unregister(plugin)
+        self.records.pop(name, None)
+
+    def get_plugin(self, name: str) -> object | None:
+        return self.pm.get_plugin(name)
+
+    def external_provider(self) -> str | None:
+        """The name of the active external memory provider, if any."""
+        for record in self.records.values():
+            if record.external_provider and record.status == "active":
+                return record.name
+        return None
+
+    def available(self) -> list[PluginRecord]:
+        """Installed third-party plugins that are not loaded (for ``plugins --all``)."""
+        rows = []
+        for entry_point in installed_entry_points():
+            if entry_point.name in self.records:
+                continue
+            dist = getattr(entry_point, "dist", None)
+            rows.append(
+                PluginRecord(
+                    name=entry_point.name,
+                    version=getattr(dist, "version", "") or "",
+                    distribution=getattr(dist, "name", "") or "",
+                    status="available (not enabled)",
+                )
+            )
+        return rows
+
+    # --- calling -----------------------------------------------------------------------
+
+    def add_listener(self, listener: CallListener) -> Callable[[], None]:
+        """Observe every hook call as ``(hook, kwargs, result)``; returns an undo function."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def call(self, hook: str, **kwargs: Any) -> Any:
+        """Call a hook with its policy; see :mod:`hermes_core.hookspecs`."""
+        policy, _since = hookspecs.HOOK_POLICIES[hook]
+        impls = self.pm.hook.__dict__[hook].get_hookimpls()
+        if policy == "first_result":
+            result = self._first_result(hook, reversed(impls), kwargs)
+        elif policy == "broadcast":
+            ordered = reversed(impls) if hook == "memory_shutdown" else impls
+            self._each(hook, ordered, kwargs)
+            result = None
+        elif policy == "fail_closed":
+            result = self._findings(hook, impls, kwargs)
+        else:
+            result = [r for _name, r in self._each(hook, impls, kwargs) if r is not None]
+        for listener in list(self._listeners):
+            listener(hook, dict(kwargs), result)
+        return result
+
+    def _invoke(self, hook: str, impl: Any, kwargs: dict[str, Any]) -> tuple[bool, Any]:
+        try:
+            return True, impl.function(**{arg: kwargs[arg] for arg in impl.argnames})
+        except Exception as exc:
+            if self.strict:
+                raise
+            self.call_errors.append(PluginCallError(impl.plugin_name, hook, exc))
+            key = (impl.plugin_name, hook)
+            level = logging.DEBUG if key in self._logged_once else logging.WARNING
+            self._logged_once.add(key)
+            log.log(level, "plugin '%s' failed in %s: %s", impl.plugin_name, hook, exc)
+            log.debug("traceback of the plugin failure", exc_info=exc)
+            return False, exc
+
+    def _first_result(self, hook: str, impls: Iterable[Any], kwargs: dict[str, Any]) -> Any:
+        for impl in impls:
+            ok, value = self._invoke(hook, impl, kwargs)
+            if ok and value is not None:
+                return value
+        return None
+
+    def _each(
+        self, hook: str, impls: Iterable[Any], kwargs: dict[str, Any]
+    ) -> list[tuple[str, Any]]:
+        results = []
+        for impl in impls:
+            ok, value = self._invoke(hook, impl, kwargs)
+            results.append((impl.plugin_name, value if ok else None))
+        return results
+
+    def _findings(self, hook: str, impls: Iterable[Any], kwargs: dict[str, Any]) -> list[Finding]:
+        findings: list[Finding] = []
+        for impl in impls:
+            ok, value = self._invoke(hook, impl, kwargs)
+            name = impl.plugin_name
+            if not ok:
+                findings.append(
+                    Finding(
+                        "scanner-error",
+                        "scanner_error",
+                        f"scanner '{name}' failed: {value}; failing closed",
+                        plugin=name,
+                    )
+                )
+            elif value is None:
+                continue
+            elif isinstance(value, (list, tuple)) and all(isinstance(f, Finding) for f in value):
+                findings.extend(value)
+            else:
+                findings.append(
+                    Finding(
+                        "scanner-error",
+                        "scanner_error",
+                        f"scanner '{name}' returned "
+                        f"{type(value).__name__}, not a list of Finding; failing closed",
+                        plugin=name,
+                    )
+                )
+        return findings
+
+
+def _same(spec: PluginSpec) -> PluginSpec:
+    return spec
+
+
+def _record(spec: PluginSpec, *, status: str) -> PluginRecord:
+    return PluginRecord(
+        name=spec.name,
+        version=spec.version,
+        distribution=spec.distribution,
+        status=status,
+        builtin=spec.builtin,
+    )
+
+
+def _reject_wrappers(plugin: object, name: str) -> None:
+    for attr in dir(plugin):
+        opts = getattr(getattr(plugin, attr, None), f"{PROJECT_NAME}_impl", None)
+        if isinstance(opts, dict) and (opts.get("hookwrapper") or opts.get("wrapper")):
+            raise PluginLoadError(
+                f"plugin '{name}': {attr} is a hook wrapper; hermes-context calls each "
+                "implementation in isolation, so wrappers are not supported"
+            )
+
+
+def _unknown_hooks(pm: pluggy.PluginManager, plugin: object) -> list[str]:
+    problems = []
+    for caller in pm.get_hookcallers(plugin) or []:
+        if caller.spec is None:
+            close = difflib.get_close_matches(caller.name, list(hookspecs.HOOK_POLICIES), n=1)
+            hint = f"did you mean '{close[0]}'?" if close else "see docs/hooks.md"
+            problems.append(f"'{caller.name}' is not a hermes-context hook ({hint})")
+    return problems
+
+
+def _not_installed_message(name: str, role: str) -> str:
+    from hermes_core.plugin_loading import own_extras
+
+    if name in own_extras():
+        return f"{role} '{name}' needs its extra: pip install 'hermes-context[{name}]'"
+    installed = ", ".join(sorted(ep.name for ep in installed_entry_points())) or "none"
+    return (
+        f"{role} '{name}' is not installed: no '{name}' in the '{ENTRY_POINT_GROUP}' entry "
+        f"points (installed: {installed}); install the package that provides it or fix the name"
+    )

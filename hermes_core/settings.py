@@ -1,0 +1,207 @@
+"""Typed settings with every default in one place.
+
+Each field carries its documentation in ``metadata["doc"]``; ``docs/configuration.md`` is
+generated from these classes, so the reference cannot drift from the code. Defaults follow the
+seed's section 3 (hermes-agent's ``cli-config.yaml``) unless the spec says otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+TokenizerMode = Literal["auto", "tiktoken", "estimate"]
+WriteApproval = Literal["allow", "stage", "block"]
+
+
+def setting(
+    default: Any,
+    doc: str,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    secret_env: bool = False,
+) -> Any:
+    """A dataclass field with its documentation and bounds; mutable defaults are copied."""
+    metadata = {"doc": doc, "minimum": minimum, "maximum": maximum, "secret_env": secret_env}
+    if isinstance(default, (dict, list)):
+        factory = type(default)
+        template = default
+        return field(default_factory=lambda: factory(template), metadata=metadata)
+    return field(default=default, metadata=metadata)
+
+
+@dataclass
+class ModelSettings:
+    """The main model the host talks to."""
+
+    name: str = setting("", "Model name; picks the tokenizer and `model_thresholds` entries.")
+    context_length: int = setting(
+        128_000, "Context window of the main model, in tokens.", minimum=1_024
+    )
+    max_tokens: int = setting(
+        0, "Output reservation subtracted from the window (0: none).", minimum=0
+    )
+    tokenizer: TokenizerMode = setting(
+        "auto",
+        "`auto` uses tiktoken when its BPE data is present, else the calibrated estimate; "
+        "`tiktoken` requires it; `estimate` trades exactness for speed.",
+    )
+    base_url: str = setting(
+        "", "OpenAI-compatible endpoint of the main model (fallback for the summariser)."
+    )
+    api_key_env: str = setting(
+        "", "Name of the environment variable holding the main model's API key.", secret_env=True
+    )
+
+
+@dataclass
+class CompressionSettings:
+    """When and how the transcript is compacted (spec 10)."""
+
+    enabled: bool = setting(True, "Master switch for every automatic compression trigger.")
+    threshold: float = setting(
+        0.50, "Trigger at this fraction of the window.", minimum=0.05, maximum=0.95
+    )
+    model_thresholds: dict[str, float] = setting(
+        {}, "Per-model threshold: the longest key that is a substring of the model name wins."
+    )
+    threshold_tokens: int | None = setting(
+        None, "Absolute cap on the trigger, in tokens (min with the fractional one).", minimum=1
+    )
+    target_ratio: float = setting(
+        0.20,
+        "Tail budget as a fraction of the threshold (clamped to 0.10-0.80).",
+        minimum=0.0,
+        maximum=1.0,
+    )
+    protect_first_n: int = setting(
+        3,
+        "Non-system head messages kept verbatim; decays to 0 after the first compaction.",
+        minimum=0,
+    )
+    protect_last_n: int = setting(
+        20, "Tail message floor (at most 8 are enforced; the token budget leads).", minimum=0
+    )
+    min_tail_user_messages: int = setting(1, "Real user messages the tail always keeps.", minimum=0)
+    max_attempts: int = setting(3, "Compression retries within one turn.", minimum=1, maximum=10)
+    in_place: bool = setting(
+        True, "Keep the session id (archive replaced rows) instead of starting a child session."
+    )
+    abort_on_summary_failure: bool = setting(
+        False, "Return the input unchanged when the LLM summary fails, instead of the fallback."
+    )
+    min_prune_chars: int = setting(
+        200, "Old tool results longer than this become one-line summaries.", minimum=0
+    )
+    image_tokens: int = setting(1_500, "Token cost of one image part.", minimum=0)
+    proactive_prune_tokens: int = setting(
+        0, "Run pruning alone once the transcript reaches this many tokens (0: off).", minimum=0
+    )
+    proactive_prune_min_result_chars: int = setting(
+        8_000, "Proactive pruning touches only results longer than this.", minimum=0
+    )
+    proactive_prune_min_reclaim_tokens: int = setting(
+        4_096, "Proactive pruning commits only when it reclaims at least this much.", minimum=0
+    )
+    progress_notices: bool = setting(False, "Emit status events for chat surfaces.")
+    idle_compact_after_seconds: int = setting(
+        0, "After this much idle time, compress before the next reply (0: off).", minimum=0
+    )
+    micro_compact: bool = setting(False, "Experimental rolling per-turn summary.")
+
+
+@dataclass
+class AuxiliaryCompressionSettings:
+    """The summariser LLM (OpenAI-compatible chat completions)."""
+
+    base_url: str = setting("", "Endpoint, e.g. `http://localhost:8000/v1` (empty: no LLM).")
+    model: str = setting("", "Summariser model name (empty: the main model).")
+    api_key_env: str = setting(
+        "", "Name of the environment variable holding the API key.", secret_env=True
+    )
+    timeout: float = setting(60.0, "Seconds before a summary request is abandoned.", minimum=1)
+
+
+@dataclass
+class AuxiliarySettings:
+    """Helper models, by job."""
+
+    compression: AuxiliaryCompressionSettings = field(
+        default_factory=AuxiliaryCompressionSettings, metadata={"doc": "The summariser."}
+    )
+
+
+@dataclass
+class MemorySettings:
+    """File memory, background review and the external provider (spec 20, 30)."""
+
+    memory_enabled: bool = setting(True, "Load MEMORY.md into the prompt and allow writes to it.")
+    user_profile_enabled: bool = setting(True, "Load USER.md and allow writes to it.")
+    memory_char_limit: int = setting(2_200, "Size limit of MEMORY.md in characters.", minimum=1)
+    user_char_limit: int = setting(1_375, "Size limit of USER.md in characters.", minimum=1)
+    per_user_memory: bool = setting(
+        False, "Give each user id its own MEMORY.md as well as its own USER.md."
+    )
+    write_approval: WriteApproval = setting(
+        "allow", "`allow` writes at once, `stage` queues every write for review, `block` refuses."
+    )
+    nudge_interval: int = setting(
+        10, "User turns between background memory reviews (0: off).", minimum=0
+    )
+    flush_min_turns: int = setting(
+        6,
+        "User turns since the last review that trigger one final review on close (0: off).",
+        minimum=0,
+    )
+    provider: str = setting("", "The one external memory provider (empty: none).")
+    prefetch_timeout: float = setting(
+        8.0, "Seconds an external provider may take to recall.", minimum=0.1
+    )
+
+
+@dataclass
+class SkillsSettings:
+    """The skills library (spec 40 §3)."""
+
+    creation_nudge_interval: int = setting(
+        15, "Tool iterations between background skill reviews (0: off).", minimum=0
+    )
+    write_approval: WriteApproval = setting("allow", "As `memory.write_approval`, for skills.")
+
+
+@dataclass
+class SessionsSettings:
+    """The SQLite session store (spec 40 §1)."""
+
+    enabled: bool = setting(True, "Persist sessions and messages to the store.")
+    db_path: str = setting("", "Store path, relative to the home (empty: `state.db`).")
+
+
+@dataclass
+class PluginsSettings:
+    """Which plugins run."""
+
+    enabled: list[str] = setting(
+        [], "Third-party plugins (entry-point names) to load; only named ones are loaded."
+    )
+    disabled: list[str] = setting([], "Plugins to switch off, built-ins included.")
+    strict: bool = setting(False, "Re-raise plugin errors instead of isolating them.")
+
+
+@dataclass
+class Settings:
+    """The whole configuration."""
+
+    model: ModelSettings = field(default_factory=ModelSettings, metadata={"doc": ""})
+    compression: CompressionSettings = field(
+        default_factory=CompressionSettings, metadata={"doc": ""}
+    )
+    auxiliary: AuxiliarySettings = field(default_factory=AuxiliarySettings, metadata={"doc": ""})
+    memory: MemorySettings = field(default_factory=MemorySettings, metadata={"doc": ""})
+    skills: SkillsSettings = field(default_factory=SkillsSettings, metadata={"doc": ""})
+    sessions: SessionsSettings = field(default_factory=SessionsSettings, metadata={"doc": ""})
+    plugins: PluginsSettings = field(default_factory=PluginsSettings, metadata={"doc": ""})
+    plugin_config: dict[str, dict[str, Any]] = setting(
+        {}, "Free-form section per plugin, validated by that plugin; `{$env: NAME}` for secrets."
+    )
