@@ -185,7 +185,11 @@ def _index_lines(node: Any, prefix: str, lines: dict[str, int], duplicates: list
 
 
 class _Invalid(Exception):
-    """One value does not fit its field."""
+    """One value does not fit its field; ``subpath`` names the nested key at fault."""
+
+    def __init__(self, message: str, subpath: str = "") -> None:
+        super().__init__(message)
+        self.subpath = subpath
 
 
 def _apply_mapping(
@@ -217,7 +221,8 @@ def _apply_mapping(
             try:
                 coerced = _coerce(value, tp, fields[key].metadata, dotted)
             except _Invalid as exc:
-                problems.append(f"{where(dotted)}: {dotted}: {exc}")
+                at = f"{dotted}.{exc.subpath}" if exc.subpath else dotted
+                problems.append(f"{where(at)}: {at}: {exc}")
                 continue
             setattr(target, key, coerced)
             loaded.provenance[dotted] = origin(dotted)
@@ -267,10 +272,16 @@ def _coerce(value: Any, tp: Any, meta: Mapping[str, Any], dotted: str) -> Any:
         if value_type is Any or typing.get_origin(value_type) is dict:
             for name, section in value.items():
                 if not isinstance(section, Mapping):
-                    raise _Invalid(f"{name}: must be a mapping of that plugin's settings")
-                _reject_literal_secrets(section, f"{dotted}.{name}")
+                    raise _Invalid("must be a mapping of that plugin's settings", subpath=name)
+                _reject_literal_secrets(section, name)
             return copy.deepcopy(dict(value))
-        return {k: _coerce(v, value_type, meta, f"{dotted}.{k}") for k, v in value.items()}
+        coerced = {}
+        for key, item in value.items():
+            try:
+                coerced[key] = _coerce(item, value_type, meta, f"{dotted}.{key}")
+            except _Invalid as exc:
+                raise _Invalid(str(exc), subpath=key) from None
+        return coerced
     raise _Invalid(f"unsupported setting type {tp!r}")  # pragma: no cover - a settings bug
 
 
@@ -312,19 +323,20 @@ def _string(value: Any, meta: Mapping[str, Any], dotted: str) -> str:
     return value
 
 
-def _reject_literal_secrets(section: Mapping[str, Any], dotted: str) -> None:
+def _reject_literal_secrets(section: Mapping[str, Any], subpath: str) -> None:
     for key, value in section.items():
-        here = f"{dotted}.{key}"
+        here = f"{subpath}.{key}"
         if isinstance(value, Mapping):
             if set(value) == {"$env"}:
                 if not isinstance(value["$env"], str) or not _ENV_NAME.match(value["$env"]):
-                    raise _Invalid(f"{here}: {{$env: NAME}} needs an environment variable name")
+                    raise _Invalid("{$env: NAME} needs an environment variable name", here)
                 continue
             _reject_literal_secrets(value, here)
         elif isinstance(key, str) and _SECRET_KEY.search(key) and value not in (None, ""):
             raise _Invalid(
-                f"{here}: secrets are not written in the config file; use "
-                f"`{key}: {{$env: NAME}}` or `{key}_env: NAME` and export NAME"
+                "secrets are not written in the config file; use "
+                f"`{key}: {{$env: NAME}}` or `{key}_env: NAME` and export NAME",
+                here,
             )
 
 

@@ -130,7 +130,7 @@ class PluginHost:
     def _spec_for(self, name: str) -> PluginSpec:
         entry_point = find_entry_point(name)
         if entry_point is None:
-            raise PluginLoadError(_not_installed_message(name, self._role(name)))
+            raise _not_installed(name, self._role(name))
         return spec_from_entry_point(entry_point, role=self._role(name))
 
     def _role(self, name: str) -> str:
@@ -359,13 +359,14 @@ def _unknown_hooks(pm: pluggy.PluginManager, plugin: object) -> list[str]:
     return problems
 
 
-def _not_installed_message(name: str, role: str) -> str:
+def _not_installed(name: str, role: str) -> PluginLoadError:
     from hermes_core.plugin_loading import own_extras
 
     if name in own_extras():
-        return f"{role} '{name}' needs its extra: pip install 'hermes-context[{name}]'"
+        hint = f"pip install 'hermes-context[{name}]'"
+        return MissingExtraError(f"{role} '{name}' needs its extra: {hint}", install_hint=hint)
     installed = ", ".join(sorted(ep.name for ep in installed_entry_points())) or "none"
-    return (
+    return PluginLoadError(
         f"{role} '{name}' is not installed: no '{name}' in the '{ENTRY_POINT_GROUP}' entry "
         f"points (installed: {installed}); install the package that provides it or fix the name"
     )

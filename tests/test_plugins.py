@@ -1,0 +1,388 @@
+"""The plugin host: call policies, isolation, real entry points, the one-provider rule."""
+
+from __future__ import annotations
+
+import logging
+import textwrap
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_core import hookimpl
+from hermes_core.errors import ConfigError, PluginLoadError
+from hermes_core.host import Hermes
+from hermes_core.plugin_loading import PluginSpec, own_extras
+from hermes_core.plugins import PluginContext
+from hermes_core.testing import make_host, record_hooks, registered
+from hermes_core.types import Finding, SessionInfo
+
+SESSION = SessionInfo(session_id="s1", user_id="u1")
+
+
+class Pruner:
+    def __init__(self, answer: str | None) -> None:
+        self.answer = answer
+        self.calls = 0
+
+    @hookimpl
+    def prune_tool_result(self, tool_name: str, result: str) -> str | None:
+        self.calls += 1
+        return self.answer
+
+
+class Broken:
+    @hookimpl
+    def prune_tool_result(self) -> str:
+        raise RuntimeError("boom")
+
+    @hookimpl
+    def memory_prefetch(self, query: str) -> str:
+        raise RuntimeError("prefetch boom")
+
+    @hookimpl
+    def memory_sync(self) -> None:
+        raise RuntimeError("sync boom")
+
+    @hookimpl
+    def scan_threat(self, content: str) -> list[Finding]:
+        raise RuntimeError("scanner boom")
+
+
+class Recaller:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.synced: list[Any] = []
+
+    @hookimpl
+    def memory_prefetch(self, query: str, session: SessionInfo) -> str:
+        return f"{self.text}:{query}:{session.user_id}"
+
+    @hookimpl
+    def memory_sync(self, turn: Any) -> None:
+        self.synced.append(turn)
+
+
+class ExternalProvider:
+    external_memory_provider = True
+
+    def __init__(self, context: PluginContext | None = None) -> None:
+        self.context = context
+
+    @hookimpl
+    def memory_prefetch(self, query: str) -> str:
+        return "external"
+
+
+def prune(host: Hermes) -> Any:
+    return host.plugins.call(
+        "prune_tool_result", tool_name="terminal", arguments={}, result="x" * 300, max_chars=80
+    )
+
+
+def test_first_result_newest_first_builtin_last(tmp_path: Path) -> None:
+    builtin = Pruner("builtin")
+    host = make_host(tmp_path, builtins=[PluginSpec("builtin", lambda ctx: builtin, builtin=True)])
+    assert prune(host) == "builtin"
+    third = Pruner("third-party")
+    with registered(host, third, "third"):
+        assert prune(host) == "third-party"
+        assert builtin.calls == 1  # the first non-None answer stops the call
+    passing = Pruner(None)
+    with registered(host, passing, "passing"):
+        assert prune(host) == "builtin"
+        assert passing.calls == 1
+
+
+def test_raising_implementation_is_isolated_and_logged_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    builtin = Pruner("builtin")
+    host = make_host(tmp_path, builtins=[PluginSpec("builtin", lambda ctx: builtin, builtin=True)])
+    host.plugins.register(Broken(), name="broken")
+    with caplog.at_level(logging.WARNING, logger="hermes_context.plugins"):
+        assert prune(host) == "builtin"
+        assert prune(host) == "builtin"
+    warnings = [r for r in caplog.records if "broken" in r.getMessage()]
+    assert len(warnings) == 1
+    assert [e.plugin for e in host.plugins.call_errors] == ["broken", "broken"]
+
+
+def test_strict_reraises(tmp_path: Path) -> None:
+    host = make_host(tmp_path, {"plugins": {"strict": True}})
+    host.plugins.register(Broken(), name="broken")
+    with pytest.raises(RuntimeError, match="boom"):
+        prune(host)
+
+
+def test_collect_in_stable_order_and_failures_contribute_nothing(tmp_path: Path) -> None:
+    host = make_host(tmp_path)
+    host.plugins.register(Recaller("a"), name="a")
+    host.plugins.register(Broken(), name="broken")
+    host.plugins.register(Recaller("b"), name="b")
+    result = host.plugins.call("memory_prefetch", query="q", session=SESSION)
+    assert result == ["a:q:u1", "b:q:u1"]
+
+
+def test_broadcast_reaches_everyone_despite_errors(tmp_path: Path) -> None:
+    host = make_host(tmp_path)
+    first, last = Recaller("a"), Recaller("b")
+    host.plugins.register(first, name="a")
+    host.plugins.register(Broken(), name="broken")
+    host.plugins.register(last, name="b")
+    assert host.plugins.call("memory_sync", turn="t1", session=SESSION) is None
+    assert first.synced == ["t1"] and last.synced == ["t1"]
+
+
+def test_scan_threat_fails_closed(tmp_path: Path) -> None:
+    class Clean:
+        @hookimpl
+        def scan_threat(self, content: str, scope: str) -> list[Finding]:
+            return []
+
+    class Sloppy:
+        @hookimpl
+        def scan_threat(self, content: str) -> str:
+            return "looks fine"
+
+    host = make_host(tmp_path)
+    host.plugins.register(Clean(), name="clean")
+    assert host.plugins.call("scan_threat", content="hello", scope="strict") == []
+    host.plugins.register(Broken(), name="broken")
+    host.plugins.register(Sloppy(), name="sloppy")
+    findings = host.plugins.call("scan_threat", content="hello", scope="strict")
+    assert [(f.pattern_id, f.plugin) for f in findings] == [
+        ("scanner-error", "broken"),
+        ("scanner-error", "sloppy"),
+    ]
+
+
+def test_shutdown_runs_in_reverse_order(tmp_path: Path) -> None:
+    order: list[str] = []
+
+    def closer(name: str) -> object:
+        class Closer:
+            @hookimpl
+            def memory_shutdown(self) -> None:
+                order.append(name)
+
+        return Closer()
+
+    host = make_host(
+        tmp_path, builtins=[PluginSpec("first", lambda ctx: closer("first"), builtin=True)]
+    )
+    host.plugins.register(closer("second"), name="second")
+    host.close()
+    host.close()
+    assert order == ["second", "first"]
+
+
+def test_disabled_builtin_is_not_built_or_called(tmp_path: Path) -> None:
+    built: list[str] = []
+
+    def factory(ctx: PluginContext) -> object:
+        built.append(ctx.name)
+        return Pruner("builtin")
+
+    host = make_host(
+        tmp_path,
+        {"plugins": {"disabled": ["builtin"]}},
+        builtins=[PluginSpec("builtin", factory, builtin=True)],
+    )
+    assert built == []
+    assert host.plugins.records["builtin"].status == "disabled"
+    assert prune(host) is None
+
+
+def test_second_external_provider_is_a_config_error_naming_both(tmp_path: Path) -> None:
+    host = make_host(tmp_path)
+    host.plugins.register(ExternalProvider(), name="mem0")
+    with pytest.raises(ConfigError) as err:
+        host.plugins.register(ExternalProvider(), name="honcho")
+    assert "'mem0'" in str(err.value) and "'honcho'" in str(err.value)
+    assert "memory.provider" in str(err.value)
+    # the built-in file memory is not external and does not count
+    host.plugins.register(Recaller("file"), name="file_memory")
+    assert host.plugins.external_provider() == "mem0"
+
+
+def test_misspelled_hook_fails_at_start_up(tmp_path: Path) -> None:
+    class Typo:
+        @hookimpl
+        def prune_tool_results(self, result: str) -> str:
+            return result
+
+    host = make_host(tmp_path)
+    with pytest.raises(PluginLoadError, match="did you mean 'prune_tool_result'"):
+        host.plugins.register(Typo(), name="typo")
+    assert host.plugins.get_plugin("typo") is None
+
+
+def test_unknown_argument_fails_at_start_up(tmp_path: Path) -> None:
+    class BadArgs:
+        @hookimpl
+        def prune_tool_result(self, tool: str) -> str:
+            return tool
+
+    host = make_host(tmp_path)
+    with pytest.raises(PluginLoadError, match="invalid hook implementation"):
+        host.plugins.register(BadArgs(), name="badargs")
+
+
+def test_wrappers_are_refused(tmp_path: Path) -> None:
+    class Wrapper:
+        @hookimpl(wrapper=True)
+        def prune_tool_result(self) -> Any:
+            return (yield)
+
+    host = make_host(tmp_path)
+    with pytest.raises(PluginLoadError, match="wrapper"):
+        host.plugins.register(Wrapper(), name="wrapper")
+
+
+def test_builtin_that_fails_to_start_is_isolated(tmp_path: Path) -> None:
+    def explode(ctx: PluginContext) -> object:
+        raise ValueError("no such thing")
+
+    good = Pruner("good")
+    host = make_host(
+        tmp_path,
+        builtins=[
+            PluginSpec("bad", explode, builtin=True),
+            PluginSpec("good", lambda ctx: good, builtin=True),
+        ],
+    )
+    assert host.plugins.records["bad"].status.startswith("error: plugin 'bad' failed to start")
+    assert prune(host) == "good"
+    with pytest.raises(PluginLoadError):
+        make_host(
+            tmp_path,
+            {"plugins": {"strict": True}},
+            builtins=[PluginSpec("bad", explode, builtin=True)],
+        )
+
+
+def test_recorder_sees_calls(tmp_path: Path) -> None:
+    host = make_host(tmp_path)
+    host.plugins.register(Recaller("a"), name="a")
+    with record_hooks(host) as recorder:
+        host.plugins.call("memory_prefetch", query="q", session=SESSION)
+    assert [c.hook for c in recorder.calls] == ["memory_prefetch"]
+    assert recorder.named("memory_prefetch")[0].result == ["a:q:u1"]
+
+
+def test_fixtures_from_the_testing_plugin(hermes_host: Hermes, register_plugin: Any) -> None:
+    register_plugin(Pruner("fixture"), "fixture")
+    assert prune(hermes_host) == "fixture"
+
+
+# --- real entry points from a distribution on sys.path --------------------------------
+
+
+def install_fake_distribution(
+    root: Path, dist: str, entry_points: Mapping[str, str], modules: Mapping[str, str]
+) -> None:
+    info = root / f"{dist}-1.2.3.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.2.3\n")
+    lines = ["[hermes_context.plugins]", *(f"{k} = {v}" for k, v in entry_points.items())]
+    (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
+    for name, source in modules.items():
+        (root / f"{name}.py").write_text(textwrap.dedent(source))
+
+
+PLUGIN_MODULE = """
+from hermes_core import hookimpl
+
+class Recall:
+    def __init__(self, context):
+        self.context = context
+
+    @hookimpl
+    def memory_prefetch(self, query):
+        return f"{self.context.name}:{self.context.config.get('greeting')}:{query}"
+
+class External(Recall):
+    external_memory_provider = True
+"""
+
+
+@pytest.fixture
+def fake_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "site"
+    install_fake_distribution(
+        root,
+        "hermes_thirdparty",
+        {
+            "recall": "thirdparty_plugin:Recall",
+            "extprov": "thirdparty_plugin:External",
+            "otherprov": "thirdparty_plugin:External",
+            "needs_sdk": "thirdparty_needs_sdk:Plugin",
+            "needs_extra": "thirdparty_needs_sdk:Plugin [fancy]",
+            "not_a_class": "thirdparty_plugin",
+        },
+        {
+            "thirdparty_plugin": PLUGIN_MODULE,
+            "thirdparty_needs_sdk": "import some_sdk_that_is_not_installed\nclass Plugin: ...\n",
+        },
+    )
+    monkeypatch.syspath_prepend(str(root))
+    return root
+
+
+def test_entry_point_plugins_load_only_when_named(tmp_path: Path, fake_dist: Path) -> None:
+    host = make_host(
+        tmp_path,
+        {
+            "plugins": {"enabled": ["recall"]},
+            "plugin_config": {"recall": {"greeting": {"$env": "GREETING"}}},
+        },
+        environ={"GREETING": "hi"},
+    )
+    assert host.plugins.call("memory_prefetch", query="q", session=SESSION) == ["recall:hi:q"]
+    record = host.plugins.records["recall"]
+    assert (record.distribution, record.version, record.status) == (
+        "hermes_thirdparty",
+        "1.2.3",
+        "active",
+    )
+    assert record.hooks == ["memory_prefetch"]
+    assert "extprov" not in host.plugins.records
+    available = {r.name: r.status for r in host.plugins.available()}
+    assert available["extprov"] == "available (not enabled)"
+
+
+def test_missing_dependency_and_extra_messages(tmp_path: Path, fake_dist: Path) -> None:
+    host = make_host(tmp_path, {"plugins": {"enabled": ["needs_sdk", "needs_extra", "recall"]}})
+    statuses = {name: r.status for name, r in host.plugins.records.items()}
+    assert statuses["needs_extra"] == "missing-extra: pip install 'hermes_thirdparty[fancy]'"
+    assert statuses["needs_sdk"].startswith("missing-extra: pip install --force-reinstall")
+    assert statuses["recall"] == "active"  # the rest keeps working
+
+
+def test_unknown_plugin_and_non_class_entry_point(tmp_path: Path, fake_dist: Path) -> None:
+    host = make_host(tmp_path, {"plugins": {"enabled": ["nosuch", "not_a_class"]}})
+    assert "is not installed" in host.plugins.records["nosuch"].status
+    assert "must name a plugin class" in host.plugins.records["not_a_class"].status
+    with pytest.raises(PluginLoadError, match="'nosuch' is not installed"):
+        make_host(tmp_path, {"plugins": {"enabled": ["nosuch"], "strict": True}})
+
+
+def test_two_external_providers_from_config(tmp_path: Path, fake_dist: Path) -> None:
+    with pytest.raises(ConfigError) as err:
+        make_host(
+            tmp_path, {"plugins": {"enabled": ["otherprov"]}, "memory": {"provider": "extprov"}}
+        )
+    assert "'otherprov'" in str(err.value) and "'extprov'" in str(err.value)
+    host = make_host(tmp_path, {"memory": {"provider": "extprov"}})
+    assert host.plugins.external_provider() == "extprov"
+
+
+@pytest.mark.skipif("mem0" not in own_extras(), reason="hermes-context is not installed")
+def test_first_party_provider_without_its_extra_names_the_pip_line(tmp_path: Path) -> None:
+    host = make_host(tmp_path, {"memory": {"provider": "mem0"}})
+    status = host.plugins.records["mem0"].status
+    if status == "active":
+        pytest.skip("the mem0 provider plugin is installed with its extra")
+    assert status == "missing-extra: pip install 'hermes-context[mem0]'"
