@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import traceback
 from collections.abc import Sequence
 
 from hermes_core.cli import config_cmd, plugins_cmd, tokens_cmd, validate_cmd
@@ -91,6 +92,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _fail(args: argparse.Namespace, exc: BaseException, code: int) -> int:
     if args.verbose:
-        logging.getLogger("hermes_context").exception("command failed")
+        traceback.print_exception(exc, file=sys.stderr)
     print(f"hermes-context: error: {exc}", file=sys.stderr)
     return code

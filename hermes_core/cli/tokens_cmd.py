@@ -1,0 +1,66 @@
+"""``hermes-context tokens FILE``: where a transcript's tokens go, and which counter said so."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from hermes_core.cli.common import EXIT_OK, load, table
+
+
+def register(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
+    parser = sub.add_parser(
+        "tokens",
+        parents=[common],
+        help="count a transcript's tokens by role, tool and images",
+        description="Count with tiktoken (offline BPE data) or the calibrated estimate, "
+        "as model.tokenizer says; the report names the counter used.",
+    )
+    parser.add_argument(
+        "file", metavar="FILE", help='JSON list, {"messages": [...]}, JSON Lines, or -'
+    )
+    parser.add_argument("--model", metavar="NAME", help="model name (default: model.name)")
+    parser.add_argument("--json", action="store_true", help="print the breakdown as JSON")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from hermes_core.tokens import get_counter, token_breakdown
+    from hermes_core.transcripts import read_transcript
+
+    settings = load(args).settings
+    model = args.model or settings.model.name or None
+    messages = read_transcript(args.file)
+    counter = get_counter(model, settings.model.tokenizer)
+    breakdown = token_breakdown(messages, counter, image_tokens=settings.compression.image_tokens)
+    if args.json:
+        payload = {"file": args.file, "model": model, **breakdown.to_dict()}
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    print(
+        f"{args.file}: {breakdown.messages:,} messages, {breakdown.total:,} tokens "
+        f"(counter: {breakdown.counter}, model: {model or 'default'})"
+    )
+    print()
+    role_rows = [
+        [role, breakdown.role_messages.get(role, 0), tokens, _share(tokens, breakdown.total)]
+        for role, tokens in sorted(breakdown.role_tokens.items(), key=lambda kv: -kv[1])
+    ]
+    print(table(["role", "messages", "tokens", "share"], role_rows))
+    if breakdown.tools:
+        print()
+        tool_rows = [
+            [name, t.calls, t.call_tokens, t.results, t.result_tokens, t.tokens]
+            for name, t in sorted(breakdown.tools.items(), key=lambda kv: -kv[1].tokens)
+        ]
+        headers = ["tool", "calls", "call tokens", "results", "result tokens", "total"]
+        print(table(headers, tool_rows))
+    print()
+    print(f"images: {breakdown.images:,} ({breakdown.image_tokens:,} tokens)")
+    return EXIT_OK
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "-"
