@@ -1,0 +1,275 @@
+"""Reading and writing transcript files and streams.
+
+A transcript is a JSON list of messages, an object ``{"messages": [...]}``, or JSON Lines (one
+message object a line). The format is told from the content, not the file name, so pipes work.
+Every failure is a one-line `TranscriptError` naming the file, the place and what was expected.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import json
+import os
+import stat
+import sys
+from collections.abc import Mapping, Sequence
+from typing import IO, Any
+
+from hermes_core.errors import TranscriptError
+from hermes_core.messages import _kind
+
+__all__ = ["read_transcript", "write_transcript"]
+
+EXPECTED = 'Expected a JSON list of messages, {"messages": [...]}, or JSON Lines.'
+_EXPECTED_LINE = "Expected one message object per line (JSON Lines)."
+
+
+def read_transcript(
+    source: str | os.PathLike[str] | IO[str], *, name: str | None = None
+) -> list[dict[str, Any]]:
+    """Read a transcript from a path, ``"-"`` (stdin) or an open stream.
+
+    ``name`` labels the source in error messages (default: the path, or the stream's name).
+    The messages are returned as parsed; use `validate_messages` to check them.
+    """
+    text, label = _read_source(source, name)
+    return _parse(text, label)
+
+
+def _stream_label(stream: object, default: str) -> str:
+    label = getattr(stream, "name", None)
+    return label if isinstance(label, str) else default
+
+
+def _read_source(source: str | os.PathLike[str] | IO[str], name: str | None) -> tuple[str, str]:
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if path != "-":
+            label = name or path
+            return _decode(_read_file(path, label), label), label
+        if sys.stdin is None:
+            raise TranscriptError(f"{name or '<stdin>'}: there is no standard input to read")
+        stream: IO[Any] = getattr(sys.stdin, "buffer", sys.stdin)
+        label = name or "<stdin>"
+    else:
+        stream = source
+        label = name or _stream_label(source, "<stream>")
+    try:
+        data = stream.read()
+    except UnicodeDecodeError as exc:
+        raise TranscriptError(f"{label}: not valid UTF-8 ({exc.reason}); send UTF-8 text") from exc
+    except OSError as exc:
+        raise TranscriptError(f"{label}: cannot read ({exc.strerror or exc})") from exc
+    return _decode(data, label), label
+
+
+def _read_file(path: str, label: str) -> bytes:
+    is_dir = f"{label}: is a directory, not a transcript file; pass a .json or .jsonl file"
+    if os.path.isdir(path):
+        raise TranscriptError(is_dir)
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError as exc:
+        raise TranscriptError(f"{label}: no such file; check the path") from exc
+    except IsADirectoryError as exc:
+        raise TranscriptError(is_dir) from exc
+    except PermissionError as exc:
+        raise TranscriptError(f"{label}: permission denied; make the file readable") from exc
+    except OSError as exc:
+        raise TranscriptError(f"{label}: cannot read ({exc.strerror or exc})") from exc
+
+
+def _decode(data: str | bytes, label: str) -> str:
+    """Decode strict UTF-8 after dropping a BOM; a bad byte is reported by its file offset."""
+    if isinstance(data, str):
+        return data.removeprefix("\ufeff")
+    skipped = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+    try:
+        return data[skipped:].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        offset = exc.start + skipped
+        line = data.count(b"\n", 0, offset) + 1
+        raise TranscriptError(
+            f"{label}: line {line}: invalid UTF-8 at byte offset {offset} "
+            f"(byte 0x{data[offset]:02x}); save the file as UTF-8"
+        ) from None
+
+
+def _position(text: str, index: int) -> tuple[int, int]:
+    """1-based line and column of a character index."""
+    line = text.count("\n", 0, index) + 1
+    return line, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+def _syntax_error(label: str, exc: json.JSONDecodeError) -> TranscriptError:
+    return TranscriptError(
+        f"{label}: line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg}). {EXPECTED}"
+    )
+
+
+def _too_deep(label: str) -> TranscriptError:
+    return TranscriptError(f"{label}: JSON nested too deeply to read. {EXPECTED}")
+
+
+def _parse(text: str, label: str) -> list[dict[str, Any]]:
+    stripped = text.lstrip()
+    if not stripped:
+        raise TranscriptError(f"{label}: empty input. {EXPECTED}")
+    first = stripped[0]
+    if first not in "[{":
+        line, column = _position(text, len(text) - len(stripped))
+        raise TranscriptError(
+            f"{label}: line {line}, column {column}: unexpected {json.dumps(first)} "
+            f"at the start. {EXPECTED}"
+        )
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if first == "{" and (exc.msg == "Extra data" or _first_line_is_object(text)):
+            return _parse_lines(text, label)
+        raise _syntax_error(label, exc) from None
+    except RecursionError:
+        raise _too_deep(label) from None
+    if isinstance(value, list):
+        return _message_list(value, label, "message")
+    if "messages" in value:
+        messages = value["messages"]
+        if not isinstance(messages, list):
+            raise TranscriptError(
+                f'{label}: "messages" must be a list, got {_kind(messages)}. {EXPECTED}'
+            )
+        return _message_list(messages, label, "messages")
+    if "role" in value:  # JSON Lines with a single message
+        return [value]
+    keys = ", ".join(json.dumps(key) for key in list(value)[:5]) or "none"
+    raise TranscriptError(
+        f'{label}: the top-level object has no "messages" key (keys: {keys}). {EXPECTED}'
+    )
+
+
+def _message_list(items: list[Any], label: str, where: str) -> list[dict[str, Any]]:
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise TranscriptError(
+                f"{label}: {where}[{index}] is {_kind(item)}, not a message object. {EXPECTED}"
+            )
+    return items
+
+
+def _first_line_is_object(text: str) -> bool:
+    """True when the first non-blank line alone is a JSON object: the text is JSON Lines."""
+    for line in text.split("\n"):
+        if line.strip():
+            try:
+                return isinstance(json.loads(line), dict)
+            except (ValueError, RecursionError):
+                return False
+    return False
+
+
+def _parse_lines(text: str, label: str) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise TranscriptError(
+                f"{label}: line {number}, column {exc.colno}: invalid JSON ({exc.msg}). "
+                f"{_EXPECTED_LINE}"
+            ) from None
+        except RecursionError:
+            raise _too_deep(label) from None
+        if not isinstance(value, dict):
+            raise TranscriptError(
+                f"{label}: line {number}: expected a message object, got {_kind(value)}. "
+                f"{_EXPECTED_LINE}"
+            )
+        messages.append(value)
+    return messages
+
+
+def write_transcript(
+    messages: Sequence[Mapping[str, Any]],
+    dest: str | os.PathLike[str] | IO[str],
+    *,
+    indent: int | None = 2,
+) -> None:
+    """Write messages as a JSON list (UTF-8, key order kept, so the output is deterministic).
+
+    A path is replaced atomically: the whole text is built first, written to a temporary file
+    in the same directory and renamed over the target, so a failure leaves the old file intact.
+    ``"-"`` writes to stdout. Keys are written as given: call `to_wire` first for API output.
+    """
+    if isinstance(dest, (str, os.PathLike)):
+        path = os.fspath(dest)
+        label = "<stdout>" if path == "-" else path
+    else:
+        path, label = None, _stream_label(dest, "<stream>")
+    text = _serialise(messages, label, indent)
+    if path is not None and path != "-":
+        _replace_file(path, text.encode("utf-8"), label)
+        return
+    stream = sys.stdout if path == "-" else dest
+    try:
+        stream.write(text)  # type: ignore[union-attr]
+        stream.flush()  # type: ignore[union-attr]
+    except OSError as exc:
+        raise TranscriptError(f"{label}: cannot write ({exc.strerror or exc})") from exc
+
+
+def _serialise(messages: Sequence[Mapping[str, Any]], label: str, indent: int | None) -> str:
+    items = list(messages)
+    try:
+        text = json.dumps(items, ensure_ascii=False, indent=indent, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise TranscriptError(
+            f"{label}: cannot write: message {_first_unserialisable(items)} is not "
+            f"JSON-serialisable ({exc}); nothing was written"
+        ) from exc
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: only \u escapes keep them valid JSON
+        text = json.dumps(items, ensure_ascii=True, indent=indent, allow_nan=False)
+    return text + "\n"
+
+
+def _first_unserialisable(items: list[Any]) -> int:
+    for index, item in enumerate(items):
+        try:
+            json.dumps(item, allow_nan=False)
+        except (TypeError, ValueError, RecursionError):
+            return index
+    return -1
+
+
+def _replace_file(path: str, data: bytes, label: str) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    temp = os.path.join(
+        directory, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    )
+    try:
+        # 0o666 lets the umask decide, like a plain open() would; an existing file keeps its mode.
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    except OSError as exc:
+        raise TranscriptError(
+            f"{label}: cannot write ({exc.strerror or exc}); check that the directory "
+            "exists and is writable"
+        ) from exc
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(temp, stat.S_IMODE(os.stat(path).st_mode))
+        os.replace(temp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        if isinstance(exc, OSError):
+            raise TranscriptError(f"{label}: cannot write ({exc.strerror or exc})") from exc
+        raise
