@@ -1,15 +1,16 @@
-"""The message model: validation, wire copies and turn groups for OpenAI chat messages.
+"""The message model: wire copies, turn groups and small accessors for OpenAI chat messages.
 
 Everything here is pure and takes one pass over the transcript, so a host can afford it before
-every request. Inputs are never mutated.
+every request. Inputs are never mutated. Validation lives in :mod:`hermes_core.validation`.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Literal
+
+from hermes_core.validation import KNOWN_ROLES, role_of, tool_call_ids, validate_messages
 
 __all__ = [
     "KNOWN_ROLES",
@@ -27,304 +28,7 @@ __all__ = [
 
 Message = dict[str, Any]
 GroupKind = Literal["system", "user", "assistant", "tool_orphan", "other"]
-
-KNOWN_ROLES: Final = ("system", "developer", "user", "assistant", "tool")
-_SYSTEM_ROLES: Final = frozenset({"system", "developer"})
-_KNOWN_TEXT: Final = ", ".join(KNOWN_ROLES)
-# Fields that make an assistant message meaningful even without content.
-_ASSISTANT_PAYLOADS: Final = ("tool_calls", "refusal", "function_call", "audio")
-
-
-def _kind(value: object) -> str:
-    """Name a value's type the way a reader of the JSON file sees it."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return f"a {type(value).__name__}"
-
-
-def _show(text: str, limit: int = 60) -> str:
-    """Quote a string on one line, cut short so a huge id cannot flood the report."""
-    if len(text) > limit:
-        text = text[:limit] + "..."
-    return json.dumps(text, ensure_ascii=False)
-
-
-def _role_of(msg: object) -> str | None:
-    role = msg.get("role") if isinstance(msg, dict) else None
-    return role if isinstance(role, str) else None
-
-
-def _part_problem(part: object, k: int) -> str | None:
-    """Check one content part; only the part types a provider documents are checked in depth."""
-    where = f"content[{k}]"
-    if not isinstance(part, dict):
-        return (
-            f'{where} must be an object like {{"type": "text", "text": "..."}}, got {_kind(part)}'
-        )
-    kind = part.get("type")
-    if not isinstance(kind, str) or not kind:
-        return f'{where} has no "type" (a string such as "text" or "image_url")'
-    if kind == "text" and not isinstance(part.get("text"), str):
-        return f'{where} is a text part without a string "text"'
-    if kind == "image_url":
-        image = part.get("image_url")
-        url = image.get("url") if isinstance(image, dict) else None
-        if not isinstance(url, str) or not url:
-            return f'{where} is an image_url part without "image_url": {{"url": "..."}}'
-    if kind == "refusal" and not isinstance(part.get("refusal"), str):
-        return f'{where} is a refusal part without a string "refusal"'
-    if kind in ("input_audio", "file") and not isinstance(part.get(kind), dict):
-        return f'{where} is an {kind} part without an "{kind}" object'
-    return None
-
-
-def _arguments_problem(args: object) -> str | None:
-    if not isinstance(args, str):
-        return f"must be a JSON string, got {_kind(args)}; encode it with json.dumps"
-    try:
-        parsed = json.loads(args)
-    except json.JSONDecodeError as exc:
-        return (
-            f"is not valid JSON ({exc.msg} at column {exc.colno}); "
-            'it must be a JSON object string such as "{}"'
-        )
-    except (ValueError, RecursionError) as exc:
-        return f"is not valid JSON ({type(exc).__name__}); it must be a JSON object string"
-    if not isinstance(parsed, dict):
-        return f'must be a JSON object, got {_kind(parsed)}; wrap the values in "{{...}}"'
-    return None
-
-
-class _Block:
-    """An assistant message whose results may follow now, and its calls still unanswered."""
-
-    __slots__ = ("answered", "open", "owner")
-
-    def __init__(self, owner: int) -> None:
-        self.owner = owner
-        self.open: dict[str, str] = {}  # call id -> function name, in call order
-        self.answered: dict[str, int] = {}  # call id -> the tool message answering it
-
-
-class _Validator:
-    """One pass over the transcript; problems are bucketed by message so they print in order."""
-
-    def __init__(self, messages: Sequence[object]) -> None:
-        self.messages = messages
-        self.problems: list[list[str]] = [[] for _ in messages]
-        self.block: _Block | None = None
-        self.first_call: dict[str, int] = {}  # call id -> first assistant message making it
-        self.last_call: dict[str, int] = {}  # call id -> latest assistant message so far
-        self.answered_at: dict[str, int] = {}  # call id -> tool message that answered it
-        self.closed_by: dict[int, int] = {}  # assistant index -> message that ended its block
-        for i, msg in enumerate(messages):
-            if isinstance(msg, dict) and msg.get("role") == "assistant":
-                for cid in tool_call_ids(msg):
-                    self.first_call.setdefault(cid, i)
-
-    def add(self, i: int, text: str) -> None:
-        self.problems[i].append(f"message {i}: {text}")
-
-    def run(self, allow_pending: bool) -> list[str]:
-        for i, msg in enumerate(self.messages):
-            self.check(i, msg)
-        if self.block is not None and not allow_pending:
-            self.close(None)
-        return [line for bucket in self.problems for line in bucket]
-
-    def check(self, i: int, msg: object) -> None:
-        if not isinstance(msg, dict):
-            self.add(i, f"expected a message object with a role, got {_kind(msg)}")
-            self.close(i)
-            return
-        role = msg.get("role")
-        if role != "tool":
-            self.close(i)
-        if "role" not in msg:
-            self.add(i, f'has no "role"; use one of {_KNOWN_TEXT}')
-        elif not isinstance(role, str):
-            self.add(i, f'"role" must be a string, got {_kind(role)}; use one of {_KNOWN_TEXT}')
-        elif role not in KNOWN_ROLES:
-            self.add(i, f"unknown role {_show(role)}; known roles are {_KNOWN_TEXT}")
-        elif role == "assistant":
-            self.assistant(i, msg)
-        elif role == "tool":
-            self.tool(i, msg)
-        else:
-            self.content(i, msg, role)
-
-    def close(self, at: int | None) -> None:
-        """End the current result block: every call still open there has no result."""
-        block, self.block = self.block, None
-        if block is None:
-            return
-        if at is not None:
-            self.closed_by[block.owner] = at
-        for cid, name in block.open.items():
-            label = f"tool call {_show(cid)} ({name})" if name else f"tool call {_show(cid)}"
-            if at is None:
-                where = "(the transcript ends first); add a tool message with this tool_call_id"
-            else:
-                where = f"before message {at}; add a tool message with this tool_call_id before it"
-            self.add(block.owner, f"{label} has no result {where}, or remove the call")
-
-    def content(self, i: int, msg: dict[Any, Any], role: str) -> None:
-        content = msg.get("content")
-        if content is None:
-            if role == "assistant":
-                if not any(msg.get(key) for key in _ASSISTANT_PAYLOADS):
-                    self.add(i, "assistant message has neither content nor tool_calls")
-            elif role == "tool":
-                self.add(i, 'tool message content is null; use a string ("" for no output)')
-            else:
-                self.add(i, f"{role} message has no content; give it a string or content parts")
-        elif isinstance(content, list):
-            for k, part in enumerate(content):
-                problem = _part_problem(part, k)
-                if problem is not None:
-                    self.add(i, problem)
-        elif not isinstance(content, str):
-            self.add(
-                i, f"content must be a string or a list of content parts, got {_kind(content)}"
-            )
-
-    def assistant(self, i: int, msg: dict[Any, Any]) -> None:
-        self.content(i, msg, "assistant")
-        calls = msg.get("tool_calls")
-        if calls is None:
-            return
-        if not isinstance(calls, list):
-            self.add(i, f"tool_calls must be a list, got {_kind(calls)}")
-            return
-        if not calls:
-            self.add(i, "tool_calls is an empty list; remove the key when there are no calls")
-            return
-        block = _Block(i)
-        here: dict[str, int] = {}
-        for k, call in enumerate(calls):
-            found = self.call(i, k, call)
-            if found is None:
-                continue
-            cid, name = found
-            if cid in here:
-                self.add(i, f"tool_calls[{k}] repeats id {_show(cid)} of tool_calls[{here[cid]}]")
-                continue
-            here[cid] = k
-            earlier = self.last_call.get(cid)
-            if earlier is not None:
-                self.add(
-                    i,
-                    f"tool_calls[{k}] id {_show(cid)} is already used by message {earlier}; "
-                    "tool call ids must be unique in a transcript",
-                )
-            self.last_call[cid] = i
-            block.open[cid] = name
-        self.block = block
-
-    def call(self, i: int, k: int, call: object) -> tuple[str, str] | None:
-        """Check one tool call's shape; return its id and name when the id is usable."""
-        where = f"tool_calls[{k}]"
-        if not isinstance(call, dict):
-            self.add(i, f"{where} must be an object with id, type and function, got {_kind(call)}")
-            return None
-        cid = call.get("id")
-        if "id" not in call:
-            self.add(i, f'{where} has no "id"')
-        elif not isinstance(cid, str) or not cid:
-            self.add(i, f"{where}.id must be a non-empty string, got {_kind(cid)}")
-        kind = call.get("type")
-        if kind != "function":
-            got = f"got {_show(kind) if isinstance(kind, str) else _kind(kind)}"
-            got = got if "type" in call else "it is missing"
-            self.add(i, f'{where}.type must be "function" ({got})')
-        function = call.get("function")
-        name = ""
-        if not isinstance(function, dict):
-            self.add(i, f'{where} has no "function" object with name and arguments')
-        else:
-            raw_name = function.get("name")
-            if isinstance(raw_name, str) and raw_name:
-                name = raw_name
-            else:
-                self.add(i, f"{where}.function.name must be a non-empty string")
-            if "arguments" not in function:
-                self.add(i, f'{where}.function.arguments is missing; use "{{}}" for no arguments')
-            else:
-                problem = _arguments_problem(function.get("arguments"))
-                if problem is not None:
-                    self.add(i, f"{where}.function.arguments {problem}")
-        if isinstance(cid, str) and cid:
-            return cid, name
-        return None
-
-    def tool(self, i: int, msg: dict[Any, Any]) -> None:
-        self.content(i, msg, "tool")
-        if "tool_call_id" not in msg:
-            self.add(i, "tool message has no tool_call_id; set it to the id of the call it answers")
-            return
-        cid = msg.get("tool_call_id")
-        if not isinstance(cid, str) or not cid:
-            self.add(i, f"tool_call_id must be a non-empty string, got {_kind(cid)}")
-            return
-        block = self.block
-        if block is not None and cid in block.open:
-            del block.open[cid]
-            block.answered[cid] = self.answered_at[cid] = i
-            return
-        self.add(i, self.misplaced(cid, block))
-
-    def misplaced(self, cid: str, block: _Block | None) -> str:
-        """Say why a result with a well-formed id does not answer an open call."""
-        shown = _show(cid)
-        if block is not None and cid in block.answered:
-            first = block.answered[cid]
-            return f"tool call {shown} is answered twice (also by message {first}); remove one"
-        owner = self.last_call.get(cid)
-        if owner is not None and cid in self.answered_at:
-            first = self.answered_at[cid]
-            return f"tool call {shown} was already answered by message {first}; remove this"
-        if owner is not None:
-            between = self.closed_by.get(owner, owner + 1)
-            role = _role_of(self.messages[between]) or "not a tool result"
-            return (
-                f"tool_call_id {shown} answers a call in message {owner}, but message {between} "
-                f"({role}) comes between them; results must directly follow their assistant message"
-            )
-        if cid in self.first_call:
-            return (
-                f"tool_call_id {shown} answers a call made later, in message "
-                f"{self.first_call[cid]}; a result must come after its call"
-            )
-        return (
-            f"tool_call_id {shown} answers no earlier tool call; remove this message "
-            "or add the call to the assistant message before it"
-        )
-
-
-def validate_messages(messages: object, *, allow_pending_tool_calls: bool = False) -> list[str]:
-    """Return every problem a provider would reject, one line each; [] means it will accept it.
-
-    Never raises, whatever the input. Tool results must follow their assistant message directly
-    (any non-tool message ends the block; parallel results may come in any order). A system or
-    developer message anywhere is fine. With ``allow_pending_tool_calls`` the calls of a trailing
-    assistant message may still lack results (an in-flight turn); by default they are reported,
-    since a provider rejects such a request.
-    """
-    if not isinstance(messages, (list, tuple)):
-        return [f"transcript: expected a list of messages, got {_kind(messages)}"]
-    if not messages:
-        return ["transcript: no messages; a request needs at least one user message"]
-    return _Validator(messages).run(allow_pending_tool_calls)
+_SYSTEM_ROLES = frozenset({"system", "developer"})
 
 
 def _copy_json(value: Any) -> Any:
@@ -379,12 +83,12 @@ def turn_groups(messages: Sequence[Mapping[str, Any]]) -> list[TurnGroup]:
     groups: list[TurnGroup] = []
     n, i = len(messages), 0
     while i < n:
-        role = _role_of(messages[i])
+        role = role_of(messages[i])
         if role == "assistant":
             calls = set(tool_call_ids(messages[i]))
             unanswered = set(calls)
             run_end, last_answer = i + 1, i
-            while run_end < n and _role_of(messages[run_end]) == "tool":
+            while run_end < n and role_of(messages[run_end]) == "tool":
                 cid = messages[run_end].get("tool_call_id")
                 if isinstance(cid, str) and cid in calls:
                     last_answer = run_end
@@ -397,7 +101,7 @@ def turn_groups(messages: Sequence[Mapping[str, Any]]) -> list[TurnGroup]:
             i = run_end
         elif role == "tool":
             run_end = i + 1
-            while run_end < n and _role_of(messages[run_end]) == "tool":
+            while run_end < n and role_of(messages[run_end]) == "tool":
                 run_end += 1
             groups.append(TurnGroup(i, run_end, "tool_orphan"))
             i = run_end
@@ -417,19 +121,6 @@ def is_real_user_message(msg: object) -> bool:
     if not isinstance(msg, Mapping):
         return False
     return msg.get("role") == "user" and not msg.get("_compressed_summary")
-
-
-def tool_call_ids(msg: Mapping[str, Any]) -> list[str]:
-    """Ids of the message's well-formed tool calls, in order; [] when it makes none."""
-    calls = msg.get("tool_calls") if isinstance(msg, Mapping) else None
-    if not isinstance(calls, list):
-        return []
-    ids: list[str] = []
-    for call in calls:
-        cid = call.get("id") if isinstance(call, dict) else None
-        if isinstance(cid, str) and cid:
-            ids.append(cid)
-    return ids
 
 
 def message_text(msg: Mapping[str, Any]) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
 from hermes_core.errors import TranscriptError
-from hermes_core.messages import _kind
+from hermes_core.validation import kind_of
 
 __all__ = ["read_transcript", "write_transcript"]
 
@@ -138,7 +138,7 @@ def _parse(text: str, label: str) -> list[dict[str, Any]]:
         messages = value["messages"]
         if not isinstance(messages, list):
             raise TranscriptError(
-                f'{label}: "messages" must be a list, got {_kind(messages)}. {EXPECTED}'
+                f'{label}: "messages" must be a list, got {kind_of(messages)}. {EXPECTED}'
             )
         return _message_list(messages, label, "messages")
     if "role" in value:  # JSON Lines with a single message
@@ -153,7 +153,7 @@ def _message_list(items: list[Any], label: str, where: str) -> list[dict[str, An
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             raise TranscriptError(
-                f"{label}: {where}[{index}] is {_kind(item)}, not a message object. {EXPECTED}"
+                f"{label}: {where}[{index}] is {kind_of(item)}, not a message object. {EXPECTED}"
             )
     return items
 
@@ -185,7 +185,7 @@ def _parse_lines(text: str, label: str) -> list[dict[str, Any]]:
             raise _too_deep(label) from None
         if not isinstance(value, dict):
             raise TranscriptError(
-                f"{label}: line {number}: expected a message object, got {_kind(value)}. "
+                f"{label}: line {number}: expected a message object, got {kind_of(value)}. "
                 f"{_EXPECTED_LINE}"
             )
         messages.append(value)
