@@ -7,6 +7,7 @@ call, so a plugin can be tested against the real plugin host rather than a mock.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,11 +19,13 @@ import pytest
 from hermes_core.config import load_config
 from hermes_core.host import Hermes
 from hermes_core.plugin_loading import PluginSpec
+from hermes_core.plugins import PluginContext
 
 __all__ = [
     "HookCall",
     "HookRecorder",
     "make_host",
+    "plugin_context",
     "record_hooks",
     "registered",
 ]
@@ -64,6 +67,16 @@ def make_host(
     """
     loaded = load_config(dict(config or {}), home=home, environ=dict(environ or {}))
     return Hermes(loaded, builtins=builtins)
+
+
+def plugin_context(name: str, home: Path, config: Mapping[str, Any] | None = None) -> PluginContext:
+    """The context a host would build for plugin ``name`` with this ``plugin_config`` section."""
+    return PluginContext(
+        name=name,
+        config=dict(config or {}),
+        home=home,
+        logger=logging.getLogger(f"hermes_context.plugins.{name}"),
+    )
 
 
 @contextmanager

@@ -1,0 +1,36 @@
+"""The plugin how-to's code runs: its plugin module and its test pass under real pytest."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def python_blocks(doc: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", doc.read_text(encoding="utf-8"), re.DOTALL)
+
+
+def test_plugin_howto_example_passes_its_own_test(tmp_path: Path) -> None:
+    plugin_source, test_source = python_blocks(ROOT / "docs" / "plugins.md")
+    package = tmp_path / "my_recall"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "plugin.py").write_text(plugin_source)
+    (tmp_path / "conftest.py").write_text('pytest_plugins = ["hermes_core.testing"]\n')
+    (tmp_path / "test_keyword_recall.py").write_text(test_source)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 passed" in proc.stdout
