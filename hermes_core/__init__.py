@@ -19,7 +19,6 @@ from hermes_core.errors import (
     TokenizerError,
     TranscriptError,
 )
-from hermes_core.markers import hookimpl, hookspec
 
 __version__ = "0.1.0"
 
@@ -38,6 +37,8 @@ _LAZY = {
     "SessionInfo": "hermes_core.types",
     "SummaryContext": "hermes_core.types",
     "Turn": "hermes_core.types",
+    "hookimpl": "hermes_core.markers",
+    "hookspec": "hermes_core.markers",
 }
 
 __all__ = [
@@ -70,6 +71,7 @@ __all__ = [
 if TYPE_CHECKING:
     from hermes_core.config import load_config
     from hermes_core.host import Hermes
+    from hermes_core.markers import hookimpl, hookspec
     from hermes_core.messages import to_wire, validate_messages
     from hermes_core.plugins import PluginContext, PluginHost
     from hermes_core.settings import Settings
