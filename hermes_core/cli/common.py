@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 from collections.abc import Sequence
 
 from hermes_core.config import LoadedConfig, load_config
@@ -26,6 +27,9 @@ def load(args: argparse.Namespace) -> LoadedConfig:
 
 
 def open_host(args: argparse.Namespace) -> Hermes:
+    """A host for commands that report plugin status themselves (so load warnings would repeat)."""
+    if not getattr(args, "verbose", False):
+        logging.getLogger("hermes_context.plugins").setLevel(logging.ERROR)
     return Hermes(load(args))
 
 

@@ -6,8 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from hermes_core.cli.common import EXIT_OK, EXIT_USAGE, CommandError, load
-from hermes_core.host import Hermes
+from hermes_core.cli.common import EXIT_OK, EXIT_USAGE, CommandError, load, open_host
 
 
 def register(
@@ -57,8 +56,8 @@ def _render(value: Any) -> str:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    loaded = load(args)
-    host = Hermes(loaded)
+    host = open_host(args)
+    loaded = host.config
     try:
         failed = [
             r for r in host.plugins.records.values() if r.status.startswith(("error", "missing"))
