@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
+import json
 import os
 import re
 import types
@@ -377,6 +378,19 @@ def _apply_environment(
         _apply_mapping(
             loaded, nested, _constant_source(Source("environment", name)), name, problems
         )
+
+
+def render_value(value: Any) -> str:
+    """A setting's value as it would be written in YAML (for ``config show`` and the docs)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return json.dumps(value) if value == "" or value.strip() != value else value
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
 
 
 def _constant_source(source: Source) -> typing.Callable[[str], Source]:

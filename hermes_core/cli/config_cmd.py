@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
 from hermes_core.cli.common import EXIT_OK, EXIT_USAGE, CommandError, load, open_host
+from hermes_core.config import render_value
 
 
 def register(
@@ -38,21 +38,11 @@ def run_show(args: argparse.Namespace) -> int:
         return EXIT_OK
     print(f"# home: {loaded.home}")
     print(f"# file: {loaded.path or '(none: defaults only)'}")
-    width = max(len(k) + len(_render(v)) for k, v, _s in rows) + 2
+    width = max(len(k) + len(render_value(v)) for k, v, _s in rows) + 2
     for key, value, source in rows:
-        text = f"{key}: {_render(value)}"
+        text = f"{key}: {render_value(value)}"
         print(f"{text.ljust(width)}  # {source}")
     return EXIT_OK
-
-
-def _render(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return json.dumps(value) if value == "" or value.strip() != value else value
-    return json.dumps(value, ensure_ascii=False)
 
 
 def run_check(args: argparse.Namespace) -> int:
