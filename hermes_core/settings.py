@@ -64,7 +64,10 @@ class CompressionSettings:
         0.50, "Trigger at this fraction of the window.", minimum=0.05, maximum=0.95
     )
     model_thresholds: dict[str, float] = setting(
-        {}, "Per-model threshold: the longest key that is a substring of the model name wins."
+        {},
+        "Per-model threshold: the longest key that is a substring of the model name wins.",
+        minimum=0.05,
+        maximum=0.95,
     )
     threshold_tokens: int | None = setting(
         None, "Absolute cap on the trigger, in tokens (min with the fractional one).", minimum=1

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
+import time
 from pathlib import Path
 
 import pytest
@@ -238,3 +240,87 @@ def test_nested_plugin_secret_error_points_at_its_line(tmp_path: Path) -> None:
     path = write(tmp_path, "plugin_config:\n  mem0: 3\n")
     with pytest.raises(ConfigError, match=r":2: plugin_config.mem0: must be a mapping"):
         load_config(path, home=tmp_path, environ={})
+
+
+def test_environment_merges_into_mapping_settings(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "compression:\n  model_thresholds: {gpt: 0.6, glm: 0.4}\n"
+        "plugin_config:\n  foo: {url: 'https://x.example', token: {$env: FOO_TOKEN}}\n"
+        "  bar: {a: 1}\n",
+    )
+    env = {
+        "HERMES__PLUGIN_CONFIG__FOO__REGION": "eu",
+        "HERMES__COMPRESSION__MODEL_THRESHOLDS__CLAUDE": "0.7",
+    }
+    s = load_config(path, home=tmp_path, environ=env).settings
+    assert s.compression.model_thresholds == {"gpt": 0.6, "glm": 0.4, "claude": 0.7}
+    assert s.plugin_config["foo"] == {
+        "url": "https://x.example",
+        "token": {"$env": "FOO_TOKEN"},
+        "region": "eu",
+    }
+    assert s.plugin_config["bar"] == {"a": 1}
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "expected"),
+    [
+        ("compression:\n  threshold: .nan\n", "must be a finite number"),
+        ("compression:\n  threshold: .inf\n", "must be a finite number"),
+        ("compression:\n  model_thresholds: {gpt: 5.0}\n", "model_thresholds.gpt: must be at most"),
+        ("model:\n  context_length: 2000\n  max_tokens: 5000\n", "must be less than"),
+        ("plugins:\n  enabled: ['']\n", "is not a plugin name"),
+        ("plugins:\n  disabled: ['../x']\n", "is not a plugin name"),
+    ],
+)
+def test_out_of_range_and_cross_field_values(tmp_path: Path, yaml_text: str, expected: str) -> None:
+    with pytest.raises(ConfigError, match=re.escape(expected)):
+        load_config(write(tmp_path, yaml_text), home=tmp_path, environ={})
+
+
+def test_yaml_alias_bomb_is_refused_quickly(tmp_path: Path) -> None:
+    lines = ["a0: &a0 {p: 1, q: 2}"]
+    lines += [f"a{i}: &a{i} {{p: *a{i - 1}, q: *a{i - 1}}}" for i in range(1, 30)]
+    path = write(tmp_path, "plugin_config:\n" + "".join(f"  {line}\n" for line in lines))
+    started = time.perf_counter()
+    with pytest.raises(ConfigError, match="YAML aliases"):
+        load_config(path, home=tmp_path, environ={})
+    assert time.perf_counter() - started < 2.0
+
+
+def test_ordinary_anchors_still_work(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "plugin_config:\n  base: &base {top_k: 5}\n  mem0: *base\n  other: *base\n",
+    )
+    s = load_config(path, home=tmp_path, environ={}).settings
+    assert s.plugin_config["mem0"] == {"top_k": 5}
+
+
+@pytest.mark.parametrize(
+    "yaml_text",
+    [
+        "plugin_config:\n  p:\n    headers: [{Authorization: 'Bearer abcdefghijklmnop123'}]\n",
+        "plugin_config:\n  p:\n    key: sk-abcdefghijklmnopqrstuvwx\n",
+        "plugin_config:\n  p:\n    url: 'https://user:hunter2@db.example'\n",
+        "auxiliary:\n  compression:\n    api_key_env: sk_live_51Habcdefghijklmnop\n",
+        "auxiliary:\n  compression:\n    base_url: 'https://user:hunter2@llm.example/v1'\n",
+    ],
+)
+def test_secret_shapes_are_refused_wherever_they_are(tmp_path: Path, yaml_text: str) -> None:
+    with pytest.raises(ConfigError, match="secret"):
+        load_config(write(tmp_path, yaml_text), home=tmp_path, environ={})
+
+
+def test_secrets_from_the_environment_are_accepted(tmp_path: Path) -> None:
+    env = {"HERMES__PLUGIN_CONFIG__FOO__API_KEY": "sk-live-abcdefghijklmnopqrstu"}
+    s = load_config(None, home=tmp_path, environ=env).settings
+    assert s.plugin_config["foo"]["api_key"] == "sk-live-abcdefghijklmnopqrstu"
+
+
+def test_env_reference_form_in_core_sections(tmp_path: Path) -> None:
+    path = write(tmp_path, "auxiliary:\n  compression:\n    api_key: {$env: SUMMARY_KEY}\n")
+    loaded = load_config(path, home=tmp_path, environ={})
+    assert loaded.settings.auxiliary.compression.api_key_env == "SUMMARY_KEY"
+    assert loaded.source_of("auxiliary.compression.api_key_env").kind == "file"
