@@ -17,6 +17,10 @@ applies the hook's *call policy* and isolates plugin errors:
     Like ``collect``, but an implementation that raises counts as a finding: a scanner that
     cannot answer must not let text through.
 
+Order within a policy follows pluggy's markers: ``tryfirst`` implementations come first and
+``trylast`` ones last. ``prune_tool_result`` is the one hook that stops at the first error:
+a pruner that fails keeps the original result rather than letting another one guess.
+
 With ``plugins.strict: true`` every plugin error is re-raised instead (for CI and plugin
 development). Implementations may accept any subset of a hook's arguments, by name.
 """
@@ -34,11 +38,17 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 #: hook name -> (call policy, version that added it); read by the host and the docs.
 HOOK_POLICIES: dict[str, tuple[CallPolicy, str]] = {}
+#: first-result hooks whose call ends at the first implementation that raises.
+STOP_ON_ERROR: set[str] = set()
 
 
-def _policy(policy: CallPolicy, since: str = "0.1.0") -> Callable[[_F], _F]:
+def _policy(
+    policy: CallPolicy, since: str = "0.1.0", *, stop_on_error: bool = False
+) -> Callable[[_F], _F]:
     def mark(function: _F) -> _F:
         HOOK_POLICIES[function.__name__] = (policy, since)
+        if stop_on_error:
+            STOP_ON_ERROR.add(function.__name__)
         return function
 
     return mark
@@ -47,7 +57,7 @@ def _policy(policy: CallPolicy, since: str = "0.1.0") -> Callable[[_F], _F]:
 # --- compression -----------------------------------------------------------------------
 
 
-@_policy("first_result")
+@_policy("first_result", stop_on_error=True)
 @hookspec(firstresult=True)
 def prune_tool_result(
     tool_name: str, arguments: Mapping[str, Any], result: str, max_chars: int
@@ -66,7 +76,8 @@ def prune_tool_result(
         Example: ``[terminal] ran `npm test` -> exit 0, 47 lines output``.
 
     Policy: ``first_result``; the built-in implementation runs last and always answers.
-    When an implementation raises, the original result is kept and the error is logged once.
+    When an implementation raises, the call stops there: the original result is kept and the
+    error is logged once.
     """
 
 

@@ -31,8 +31,12 @@ class Hermes:
     def __init__(self, config: LoadedConfig, *, builtins: Sequence[PluginSpec] | None = None):
         self.config = config
         self.plugins = PluginHost(config)
-        self.plugins.load(default_builtins() if builtins is None else builtins)
         self._closed = False
+        try:
+            self.plugins.load(default_builtins() if builtins is None else builtins)
+        except BaseException:
+            self.close()  # plugins built before the failure still get their shutdown
+            raise
 
     @classmethod
     def from_config(

