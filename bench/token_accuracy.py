@@ -79,6 +79,32 @@ def _categories(messages: list[dict[str, Any]]) -> dict[str, str]:
     }
 
 
+RUSSIAN = (
+    "Система памяти должна различать долгосрочные предпочтения пользователя, договорённости "
+    "проекта и временное состояние текущего сеанса. Первые два можно сохранять между сеансами, "
+    "а последнее следует отбрасывать, когда сеанс заканчивается. Перед записью проверяется, нет "
+    "ли дубликатов, секретов или текста, похожего на внедрённые инструкции."
+)
+
+
+def _out_of_sample() -> dict[str, str]:
+    """Text the estimate was not fitted on: stdlib source, random data, digits, Cyrillic."""
+    import argparse as stdlib_argparse
+    import base64
+    import hashlib
+    import inspect
+    import random
+
+    rng = random.Random(7)
+    return {
+        "stdlib code*": inspect.getsource(stdlib_argparse),
+        "base64*": base64.b64encode(rng.randbytes(30_000)).decode(),
+        "hex hashes*": "\n".join(hashlib.sha256(bytes([i])).hexdigest() for i in range(256)),
+        "long digits*": "".join(rng.choice("0123456789") for _ in range(20_000)),
+        "Cyrillic*": RUSSIAN,
+    }
+
+
 def _median_seconds(fn: Callable[[], object], runs: int) -> float:
     times = []
     for _ in range(runs):
@@ -115,12 +141,13 @@ def main() -> int:
     print(f"{estimate.name}; timings are medians of {args.runs} runs")
     print()
     header = (
-        f"{'category':<12}{'chars':>10}{'tiktoken':>10}{'estimate':>10}{'est/tik':>9}"
+        f"{'category':<14}{'chars':>10}{'tiktoken':>10}{'estimate':>10}{'est/tik':>9}"
         f"{'tik ms/MB':>11}{'est ms/MB':>11}{'time ratio':>12}"
     )
     print(header)
     print("-" * len(header))
-    for category, text in _categories(messages).items():
+    samples = {**_categories(messages), **_out_of_sample()}
+    for category, text in samples.items():
         tik = exact.count_text(text)
         est = estimate.count_text(text)
         timed = _timing_text(text)
@@ -128,13 +155,14 @@ def main() -> int:
         tik_s = _median_seconds(partial(exact.count_text, timed), args.runs)
         est_s = _median_seconds(partial(estimate.count_text, timed), args.runs)
         print(
-            f"{category:<12}{len(text):>10,}{tik:>10,}{est:>10,}{est / tik:>9.3f}"
+            f"{category:<14}{len(text):>10,}{tik:>10,}{est:>10,}{est / tik:>9.3f}"
             f"{tik_s * 1000 / mb:>11.1f}{est_s * 1000 / mb:>11.2f}{est_s / tik_s:>12.4f}"
         )
 
     tik_total = count_tokens(messages, counter=exact)
     est_total = count_tokens(messages, counter=estimate)
     print()
+    print("* out of sample: text of other kinds than the transcripts the weights were fitted on")
     print(
         f"whole transcript via count_tokens (per-message costs + framing): tiktoken {tik_total:,}, "
         f"estimate {est_total:,}, ratio {est_total / tik_total:.3f}"

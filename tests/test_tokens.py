@@ -694,3 +694,32 @@ def test_breakdown_unknown_tool_and_empty(o200k: TokenCounter) -> None:
     assert set(token_breakdown(orphan, o200k).tools) == {"(unknown)"}
     empty = token_breakdown([], o200k)
     assert (empty.total, empty.overhead, empty.messages) == (0, 0, 0)
+
+
+def test_estimate_recosts_random_digit_and_space_runs(o200k: TokenCounter) -> None:
+    """Runs the class weights get wrong: base64 must not be undercounted (trigger safety)."""
+    import base64
+    import random
+
+    rng = random.Random(99)
+    samples = {
+        "base64": base64.b64encode(rng.randbytes(9_000)).decode(),
+        "data url in prose": "see data:image/png;base64,"
+        + base64.b64encode(rng.randbytes(3_000)).decode()
+        + " for the chart",
+        "long digits": "".join(rng.choice("0123456789") for _ in range(6_000)),
+        "digits inside base64": "".join(
+            rng.choice("0123456789") * 8 + base64.b64encode(rng.randbytes(30)).decode()
+            for _ in range(100)
+        ),
+    }
+    for name, text in samples.items():
+        exact = o200k.count_text(text)
+        ratio = estimate_tokens(text) / exact
+        assert 0.9 <= ratio <= 1.15, (name, ratio)
+    spaces = " " * 10_000
+    assert estimate_tokens(spaces) < 0.2 * _naive_space_cost(spaces)
+
+
+def _naive_space_cost(text: str) -> float:
+    return 0.19 * len(text)
