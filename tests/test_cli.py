@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -22,7 +23,7 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HERMES_HOME", str(home))
-    for name in list(__import__("os").environ):
+    for name in list(os.environ):
         if name.startswith("HERMES__"):
             monkeypatch.delenv(name)
     return home
@@ -209,15 +210,19 @@ def test_output_failure_is_a_clean_error(capsys: pytest.CaptureFixture[str]) -> 
     if not Path("/dev/full").exists():
         pytest.skip("no /dev/full here")
     command = f"{shlex.quote(sys.executable)} -m hermes_core tokens {shlex.quote(str(EXAMPLE))}"
-    proc = subprocess.run(
-        command + " > /dev/full",
-        shell=True,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert proc.returncode == 2
-    assert "No space left on device" in proc.stderr and "Traceback" not in proc.stderr
+    base_env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    for env in (base_env, {**base_env, "PYTHONUNBUFFERED": "1"}):  # block and line buffering
+        proc = subprocess.run(
+            command + " > /dev/full",
+            shell=True,
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        assert proc.returncode == 2, proc.stderr
+        assert "No space left on device" in proc.stderr and "Traceback" not in proc.stderr
+        assert "Exception ignored" not in proc.stderr
 
 
 def test_required_tiktoken_without_data_is_a_setup_error(tmp_path: Path) -> None:
@@ -226,7 +231,7 @@ def test_required_tiktoken_without_data_is_a_setup_error(tmp_path: Path) -> None
     (shadow / "__init__.py").write_text("")
     config = tmp_path / "c.yaml"
     config.write_text("model:\n  tokenizer: tiktoken\n")
-    env = {**__import__("os").environ, "PYTHONPATH": f"{shadow.parent}:{ROOT}"}
+    env = {**os.environ, "PYTHONPATH": f"{shadow.parent}:{ROOT}"}
     proc = subprocess.run(
         [sys.executable, "-m", "hermes_core", "--config", str(config), "tokens", str(EXAMPLE)],
         capture_output=True,

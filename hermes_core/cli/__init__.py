@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -74,6 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         code: int = args.handler(args)
+        sys.stdout.flush()  # surface output errors here, not at interpreter exit
     except CommandError as exc:
         return _fail(args, exc, exc.exit_code)
     except InvalidMessages as exc:
@@ -85,13 +87,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("hermes-context: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader went away (`| head`): not an error
+        _discard_stdout()
         return EXIT_OK
     except OSError as exc:  # e.g. writing to a full disk or an unreadable device
+        _discard_stdout()
         where = f" {exc.filename}" if exc.filename else ""
         print(f"hermes-context: error: I/O failed{where}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
     return code
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass  # stdout is not a real file (tests capture it): nothing will be flushed
 
 
 def _fail(args: argparse.Namespace, exc: BaseException, code: int) -> int:
