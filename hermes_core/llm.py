@@ -1,0 +1,333 @@
+"""A small OpenAI-compatible chat client over httpx, with failures sorted into kinds.
+
+The compressor decides what to do after a failed summary by its kind (spec 10 §5): retry on
+the main model, cool down, fall back to a static summary, or abort. So every failure, whether
+HTTP status, transport error or unusable body, becomes one :class:`LLMError` with a ``kind``.
+httpx is imported inside the methods: importing ``hermes_core`` must stay fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from hermes_core.errors import HermesError
+from hermes_core.redact import redact
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = [
+    "ChatClient",
+    "ChatEndpoint",
+    "ChatReply",
+    "ErrorKind",
+    "LLMError",
+    "aborts",
+    "cooldown_kind",
+    "retry_on_main_model",
+]
+
+ErrorKind = Literal[
+    "auth",
+    "not_found",
+    "unavailable",
+    "rate_limited",
+    "server",
+    "bad_request",
+    "timeout",
+    "network",
+    "malformed",
+    "empty",
+    "rejected",
+]
+
+_RETRY_ON_MAIN: frozenset[str] = frozenset({"not_found", "unavailable", "timeout", "malformed"})
+_ABORT: frozenset[str] = frozenset({"auth", "network"})
+_DETAIL_MAX = 200
+
+_HINTS: dict[str, str] = {
+    "auth": "check the API key in the environment variable named by api_key_env",
+    "not_found": "check base_url (it usually ends in /v1) and the model name",
+    "unavailable": "the server is overloaded or starting; try again later",
+    "rate_limited": "the provider is rate limiting; wait or raise the quota",
+    "server": "the server failed; try again later",
+    "bad_request": "the server refused the request; check the model name and the server logs",
+    "timeout": "the server did not answer in time; raise the timeout or use a faster model",
+    "network": "check that base_url is right and the server is running",
+    "malformed": "the server's answer is not an OpenAI chat completion; check base_url",
+    "empty": "the model answered with no text; try another model",
+}
+
+
+def retry_on_main_model(kind: str) -> bool:
+    """Layer 1: the auxiliary model is missing, overloaded, slow or speaks garbage."""
+    return kind in _RETRY_ON_MAIN
+
+
+def aborts(kind: str) -> bool:
+    """Layer 4: a bad key or an unreachable network will not be fixed by a static summary."""
+    return kind in _ABORT
+
+
+def cooldown_kind(kind: str) -> str:
+    """Layer 2: timeouts climb their own cooldown ladder; every other failure shares one."""
+    return "timeout" if kind == "timeout" else "other"
+
+
+class LLMError(HermesError):
+    """A chat completion failed; ``kind`` says how, ``status`` is the HTTP status if any.
+
+    ``attempts`` lists ``(model, kind or "ok")`` for every call made before giving up, when
+    the raiser tried more than one model.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: ErrorKind,
+        status: int | None = None,
+        model: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.kind: ErrorKind = kind
+        self.status = status
+        self.model = model
+        self.attempts: list[tuple[str, str]] = []
+
+
+@dataclass
+class ChatEndpoint:
+    """Where to send a chat completion; the key itself stays in the environment."""
+
+    base_url: str
+    model: str
+    api_key_env: str = ""
+    timeout: float = 60.0
+
+    @property
+    def url(self) -> str:
+        return self.base_url.rstrip("/") + "/chat/completions"
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    """The first choice of a completion."""
+
+    text: str
+    finish_reason: str | None
+    model: str
+    usage: dict[str, Any] = field(default_factory=dict)
+
+
+def kind_for_status(status: int) -> ErrorKind:
+    """The failure kind of a non-2xx HTTP status."""
+    if status in (401, 403):
+        return "auth"
+    if status == 404:
+        return "not_found"
+    if status == 408:
+        return "timeout"
+    if status == 429:
+        return "rate_limited"
+    if status == 503:
+        return "unavailable"
+    if 400 <= status < 500:
+        return "bad_request"
+    return "server"
+
+
+class ChatClient:
+    """POSTs ``{base_url}/chat/completions`` and returns the first choice or raises LLMError.
+
+    Pass ``client`` to share a connection pool (it is not closed here), or ``transport`` to
+    route the owned client elsewhere. The API key is read from ``environ`` on every call and
+    never appears in messages, logs or ``repr``.
+    """
+
+    def __init__(
+        self,
+        endpoint: ChatEndpoint,
+        *,
+        environ: Mapping[str, str] | None = None,
+        transport: httpx.BaseTransport | None = None,
+        client: httpx.Client | None = None,
+    ) -> None:
+        if not endpoint.base_url.strip():
+            raise ValueError("ChatEndpoint.base_url is empty")
+        self.endpoint = endpoint
+        self._environ: Mapping[str, str] = os.environ if environ is None else environ
+        self._transport = transport
+        self._client = client
+        self._owns_client = client is None
+
+    def __repr__(self) -> str:
+        return f"ChatClient({_safe_url(self.endpoint.url)!r}, model={self.endpoint.model!r})"
+
+    def __enter__(self) -> ChatClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the owned connection pool (a client passed in stays open)."""
+        if self._owns_client and self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def _http(self) -> httpx.Client:
+        if self._client is None:
+            import httpx
+
+            self._client = httpx.Client(transport=self._transport, follow_redirects=False)
+        return self._client
+
+    def _key(self) -> str:
+        env = self.endpoint.api_key_env
+        return self._environ.get(env, "").strip() if env else ""
+
+    def _headers(self) -> dict[str, str]:
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": "hermes-context",
+        }
+        key = self._key()
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        return headers
+
+    def _error(
+        self, kind: ErrorKind, what: str, status: int | None = None, *, hint: str | None = None
+    ) -> LLMError:
+        where = f"{_safe_url(self.endpoint.url)} (model {self.endpoint.model!r})"
+        if hint is None:
+            hint = _HINTS.get(kind, "")
+            if kind == "auth" and self.endpoint.api_key_env:
+                hint = f"check the API key in ${self.endpoint.api_key_env}"
+        message = f"chat completion at {where} failed: {self._scrub(what)}"
+        if hint:
+            message += f"; {hint}"
+        return LLMError(message, kind=kind, status=status, model=self.endpoint.model)
+
+    def _scrub(self, text: str) -> str:
+        """Redact key shapes and the literal key, however odd its shape."""
+        key = self._key()
+        if key:
+            text = text.replace(key, "[REDACTED]")
+        return redact(text)
+
+    def complete(
+        self, messages: list[dict[str, Any]], *, temperature: float | None = None
+    ) -> ChatReply:
+        """One non-streaming completion; no ``max_tokens`` is sent (the budget is in the prompt)."""
+        import httpx
+
+        body: dict[str, Any] = {"model": self.endpoint.model, "messages": messages}
+        if temperature is not None:
+            body["temperature"] = temperature
+        try:
+            response = self._http().post(
+                self.endpoint.url,
+                content=json.dumps(body, ensure_ascii=False).encode("utf-8"),
+                headers=self._headers(),
+                timeout=httpx.Timeout(self.endpoint.timeout),
+            )
+        except httpx.TimeoutException as exc:
+            what = f"no answer within {self.endpoint.timeout:g} s ({type(exc).__name__})"
+            raise self._error("timeout", what) from None
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+            what = f"the connection broke before a whole answer arrived ({_describe(exc)})"
+            hint = "the server or a proxy dropped the request; check the server logs"
+            raise self._error("malformed", what, hint=hint) from None
+        except (httpx.TransportError, httpx.InvalidURL) as exc:
+            raise self._error("network", f"cannot reach the server ({_describe(exc)})") from None
+        return self._parse(response)
+
+    def _parse(self, response: httpx.Response) -> ChatReply:
+        status = response.status_code
+        if not 200 <= status < 300:
+            detail = _error_detail(response.text)
+            what = f"HTTP {status}" + (f": {detail}" if detail else "")
+            raise self._error(kind_for_status(status), what, status)
+        try:
+            payload = json.loads(response.text)
+        except ValueError:
+            what = f"the body is not JSON: {_clip(response.text)!r}"
+            raise self._error("malformed", what, status) from None
+        choices = payload.get("choices") if isinstance(payload, dict) else None
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            detail = _error_detail(response.text) if isinstance(payload, dict) else ""
+            what = "the answer has no choices" + (f": {detail}" if detail else "")
+            raise self._error("malformed", what, status)
+        choice = choices[0]
+        message = choice.get("message")
+        if not isinstance(message, dict):
+            raise self._error("malformed", "the first choice has no message", status)
+        text = _content_text(message.get("content"))
+        if not text.strip():
+            raise self._error("empty", "the answer has no content", status)
+        finish = choice.get("finish_reason")
+        model = payload.get("model")
+        usage = payload.get("usage")
+        return ChatReply(
+            text=text,
+            finish_reason=finish if isinstance(finish, str) else None,
+            model=model if isinstance(model, str) and model else self.endpoint.model,
+            usage=dict(usage) if isinstance(usage, dict) else {},
+        )
+
+
+def _content_text(content: object) -> str:
+    """A message content as text: a string, or the text parts of a list joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part["text"]
+            for part in content
+            if isinstance(part, dict) and isinstance(part.get("text"), str)
+        )
+    return ""
+
+
+def _error_detail(text: str) -> str:
+    """The provider's own error message (``{"error": {"message": ...}}``), else the body's start."""
+    try:
+        payload = json.loads(text)
+    except ValueError:
+        return _clip(text)
+    if isinstance(payload, dict):
+        error = payload.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return _clip(error["message"])
+        if isinstance(error, str):
+            return _clip(error)
+        if isinstance(payload.get("message"), str):
+            return _clip(payload["message"])
+    return _clip(text)
+
+
+def _describe(exc: BaseException) -> str:
+    detail = _clip(str(exc))
+    return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _DETAIL_MAX else text[: _DETAIL_MAX - 3] + "..."
+
+
+def _safe_url(url: str) -> str:
+    """The URL without credentials or query string (either could carry a secret)."""
+    url = url.split("?", 1)[0]
+    scheme, sep, rest = url.partition("://")
+    if sep and "@" in rest.split("/", 1)[0]:
+        host_and_path = rest.split("@", 1)[1]
+        url = f"{scheme}://{host_and_path}"
+    return redact(url)
