@@ -30,6 +30,10 @@ _LAZY = {
     "Settings": "hermes_core.settings",
     "load_config": "hermes_core.config",
     "count_tokens": "hermes_core.tokens",
+    "compress": "hermes_core.compression.engine",
+    "Compressor": "hermes_core.compression.engine",
+    "CompressionResult": "hermes_core.compression.result",
+    "CompressionEvent": "hermes_core.compression.result",
     "validate_messages": "hermes_core.messages",
     "to_wire": "hermes_core.messages",
     "read_transcript": "hermes_core.transcripts",
@@ -42,6 +46,9 @@ _LAZY = {
 }
 
 __all__ = [
+    "CompressionEvent",
+    "CompressionResult",
+    "Compressor",
     "ConfigError",
     "Finding",
     "Hermes",
@@ -59,6 +66,7 @@ __all__ = [
     "TranscriptError",
     "Turn",
     "__version__",
+    "compress",
     "count_tokens",
     "hookimpl",
     "hookspec",
@@ -69,6 +77,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from hermes_core.compression.engine import Compressor, compress
+    from hermes_core.compression.result import CompressionEvent, CompressionResult
     from hermes_core.config import load_config
     from hermes_core.host import Hermes
     from hermes_core.markers import hookimpl, hookspec

@@ -12,9 +12,11 @@ from hermes_core.plugin_loading import PluginSpec
 
 
 def builtin_plugins() -> list[PluginSpec]:
-    """The default plugins, built-ins first in call order terms (they run last).
+    """The default plugins, registered before any third-party one so that they run last.
 
-    The compressor, file memory and threat scanner join this list as they land; until then
-    the host runs with no built-in hook implementations.
+    File memory and the threat scanner join this list as they land.
     """
-    return []
+    from hermes_core import __version__
+    from hermes_plugins.compressor import CompressorPlugin
+
+    return [PluginSpec("compressor", CompressorPlugin, builtin=True, version=__version__)]

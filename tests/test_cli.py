@@ -172,7 +172,10 @@ def test_plugins_listing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     code, out, _err = run(capsys, "plugins", "--json")
-    assert code == 0 and json.loads(out) == []
+    builtins = json.loads(out)
+    assert code == 0 and [r["name"] for r in builtins] == ["compressor"]
+    assert builtins[0]["builtin"] is True and builtins[0]["status"] == "active"
+    assert builtins[0]["hooks"] == ["prune_tool_result", "summarize_middle"]
     site = tmp_path / "site"
     info = site / "demo_dist-0.3.0.dist-info"
     info.mkdir(parents=True)
@@ -288,9 +291,16 @@ def documented_commands() -> list[str]:
     return commands
 
 
-@pytest.mark.parametrize("command", documented_commands())
-def test_documented_commands_work(capsys: pytest.CaptureFixture[str], command: str) -> None:
-    argv = shlex.split(command)[1:]
-    code = main(argv)
-    capsys.readouterr()
-    assert code == 0, command
+def test_documented_commands_work_in_order(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every `hermes-context ...` line of the quickstart and README, run as a newcomer would
+    (in order, from a scratch directory, so outputs of one feed the next)."""
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    monkeypatch.chdir(tmp_path)
+    commands = documented_commands()
+    assert any(c.startswith("hermes-context compress") for c in commands)
+    for command in commands:
+        code = main(shlex.split(command)[1:])
+        capsys.readouterr()
+        assert code == 0, command

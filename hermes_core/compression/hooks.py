@@ -1,0 +1,159 @@
+"""How the engine reaches pruners, summarisers and scanners: directly, or through plugins.
+
+``standalone_hooks`` serves ``hc.compress()`` without a host (the built-in tool summaries,
+the configured LLM, no scanners beyond the engine's own directive check);
+``host_hooks`` routes every call through a :class:`~hermes_core.plugins.PluginHost`, so
+third-party plugins take part with their call policies.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from hermes_core.types import Finding, SessionInfo, SummaryContext
+
+if TYPE_CHECKING:
+    from hermes_core.plugins import PluginHost
+    from hermes_core.settings import Settings
+
+SummarizerMode = Literal["auto", "llm", "fallback"]
+PruneFn = Callable[[str, Mapping[str, Any], str, int], "str | None"]
+SummarizeFn = Callable[
+    [Sequence[Mapping[str, Any]], "str | None", int, SummaryContext], "str | None"
+]
+
+
+@dataclass
+class CompressionHooks:
+    """The engine's four outlets; ``summarize`` is ``None`` when no LLM may be called."""
+
+    prune: PruneFn
+    summarize: SummarizeFn | None
+    scan: Callable[[str], list[Finding]]
+    pre_compress: Callable[[Sequence[Mapping[str, Any]]], list[str]]
+
+
+def _no_findings(_text: str) -> list[Finding]:
+    return []
+
+
+def _no_notes(_messages: Sequence[Mapping[str, Any]]) -> list[str]:
+    return []
+
+
+def builtin_prune(
+    tool_name: str, arguments: Mapping[str, Any], result: str, max_chars: int
+) -> str | None:
+    from hermes_core.compression.tool_summaries import summarize_tool_result
+
+    return summarize_tool_result(tool_name, arguments, result, max_chars)
+
+
+def llm_summarize_fn(
+    settings: Settings, *, environ: Mapping[str, str] | None = None, transport: Any = None
+) -> SummarizeFn | None:
+    """The configured LLM summariser as a function, or ``None`` when none is configured."""
+    from hermes_core.compression.summarizer import LLMSummarizer
+
+    summarizer = LLMSummarizer(
+        settings.auxiliary.compression,
+        settings.model,
+        environ=dict(os.environ if environ is None else environ),
+        transport=transport,
+    )
+    if not summarizer.available():
+        return None
+
+    def summarize(
+        messages: Sequence[Mapping[str, Any]],
+        previous_summary: str | None,
+        budget_tokens: int,
+        context: SummaryContext,
+    ) -> str | None:
+        return summarizer.summarize(list(messages), previous_summary, budget_tokens).text
+
+    return summarize
+
+
+def standalone_hooks(
+    settings: Settings,
+    mode: SummarizerMode = "auto",
+    *,
+    summarize: SummarizeFn | None = None,
+    environ: Mapping[str, str] | None = None,
+    transport: Any = None,
+) -> CompressionHooks:
+    """Built-in behaviour without a plugin host."""
+    if summarize is None and mode != "fallback":
+        summarize = llm_summarize_fn(settings, environ=environ, transport=transport)
+    if mode == "llm" and summarize is None:
+        from hermes_core.errors import ConfigError
+
+        raise ConfigError(
+            "--summarizer llm needs a summariser LLM: set auxiliary.compression.base_url "
+            "(and model), or model.base_url and model.name"
+        )
+    return CompressionHooks(
+        prune=builtin_prune,
+        summarize=None if mode == "fallback" else summarize,
+        scan=_no_findings,
+        pre_compress=_no_notes,
+    )
+
+
+def host_hooks(
+    host: PluginHost, session: SessionInfo | None = None, mode: SummarizerMode = "auto"
+) -> CompressionHooks:
+    """Every outlet through the plugin host and its call policies."""
+
+    def prune(
+        tool_name: str, arguments: Mapping[str, Any], result: str, max_chars: int
+    ) -> str | None:
+        answer = host.call(
+            "prune_tool_result",
+            tool_name=tool_name,
+            arguments=arguments,
+            result=result,
+            max_chars=max_chars,
+        )
+        return answer if isinstance(answer, str) else None
+
+    def summarize(
+        messages: Sequence[Mapping[str, Any]],
+        previous_summary: str | None,
+        budget_tokens: int,
+        context: SummaryContext,
+    ) -> str | None:
+        seen = len(host.call_errors)
+        answer = host.call(
+            "summarize_middle",
+            messages=messages,
+            previous_summary=previous_summary,
+            budget_tokens=budget_tokens,
+            context=context,
+        )
+        if answer is None:
+            failures = [e for e in host.call_errors[seen:] if e.hook == "summarize_middle"]
+            if failures:
+                raise failures[-1].error  # the engine's failure ladder needs the kind
+        return answer if isinstance(answer, str) else None
+
+    def scan(text: str) -> list[Finding]:
+        findings = host.call("scan_threat", content=text, scope="context")
+        return list(findings or [])
+
+    def pre_compress(messages: Sequence[Mapping[str, Any]]) -> list[str]:
+        if session is None:
+            return []
+        notes = host.call("memory_on_pre_compress", messages=messages, session=session)
+        return [n for n in notes or [] if isinstance(n, str) and n.strip()]
+
+    return CompressionHooks(
+        prune=prune,
+        summarize=None if mode == "fallback" else summarize,
+        scan=scan,
+        pre_compress=pre_compress,
+    )

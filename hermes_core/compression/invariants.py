@@ -1,0 +1,69 @@
+"""The output checks of spec 10 §1, run on every compression before it is returned.
+
+A violation means a bug in a phase; the engine then returns the input unchanged with the
+reason, rather than a transcript a provider would reject.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from hermes_core.compression.assemble import is_summary_message, newest_real_user_index
+from hermes_core.validation import validate_messages
+
+
+def _same_role_pairs(messages: Sequence[Mapping[str, Any]]) -> int:
+    pairs = 0
+    for previous, current in itertools.pairwise(messages):
+        role = current.get("role")
+        if role in ("user", "assistant") and previous.get("role") == role:
+            pairs += 1
+    return pairs
+
+
+def check_invariants(
+    before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]
+) -> list[str]:
+    """Every way ``after`` breaks a promise made about ``before``; [] when it keeps them all."""
+    problems: list[str] = []
+    if not validate_messages(before, allow_pending_tool_calls=True):
+        found = validate_messages(after, allow_pending_tool_calls=True)
+        problems += [f"output not valid: {p}" for p in found[:5]]
+    if before and before[0].get("role") == "system":
+        original = before[0].get("content")
+        kept = after[0].get("content") if after and after[0].get("role") == "system" else None
+        if not _extends(original, kept):
+            problems.append("the system message did not stay at index 0 unchanged")
+    newest = newest_real_user_index(before)
+    if newest is not None:
+        wanted = before[newest]
+        if not any(m.get("role") == "user" and _content_kept(wanted, m) for m in after):
+            problems.append("the newest user message is not kept verbatim")
+    if _same_role_pairs(before) == 0 and _same_role_pairs(after) > 0:
+        problems.append("two consecutive user or assistant messages were created")
+    summaries = sum(1 for m in after if is_summary_message(m))
+    if summaries != 1:
+        problems.append(f"expected exactly one summary, found {summaries}")
+    return problems
+
+
+def _extends(original: Any, kept: Any) -> bool:
+    if isinstance(original, str) and isinstance(kept, str):
+        return kept.startswith(original)
+    if isinstance(original, list) and isinstance(kept, list):
+        return kept[: len(original)] == original
+    return original == kept or (original is None and isinstance(kept, str))
+
+
+def _content_kept(original: Mapping[str, Any], candidate: Mapping[str, Any]) -> bool:
+    """Verbatim, or verbatim after a summary merged in front of it."""
+    want, got = original.get("content"), candidate.get("content")
+    if want == got:
+        return True
+    if isinstance(want, str) and isinstance(got, str):
+        return got.endswith(want)
+    if isinstance(want, list) and isinstance(got, list):
+        return got[-len(want) :] == want if want else True
+    return False
