@@ -11,14 +11,10 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from hermes_core.compression import policy
-from hermes_core.compression.anchors import extract_anchors, guard_summary
-from hermes_core.compression.assemble import assemble, is_summary_message, unwrap_summary
-from hermes_core.compression.directives import find_directives
-from hermes_core.compression.fallback import fallback_summary
+from hermes_core.compression.assemble import assemble, is_summary_message
 from hermes_core.compression.hooks import (
     CompressionHooks,
     SummarizeFn,
@@ -26,30 +22,24 @@ from hermes_core.compression.hooks import (
     standalone_hooks,
 )
 from hermes_core.compression.invariants import check_invariants
+from hermes_core.compression.proactive import proactive_step
 from hermes_core.compression.prune import prune_tool_results
 from hermes_core.compression.result import (
     CompressionEvent,
     CompressionResult,
     EventSink,
-    SummarizerUsed,
 )
+from hermes_core.compression.summary_step import SummaryStep, previous_summary, summarize_step
 from hermes_core.compression.window import Window, choose_window
 from hermes_core.errors import InvalidMessages
-from hermes_core.messages import is_real_user_message, message_text, turn_groups
+from hermes_core.messages import is_real_user_message, turn_groups
 from hermes_core.settings import Settings
-from hermes_core.tokens import REPLY_PRIMING, get_counter, message_tokens
+from hermes_core.tokens import REPLY_PRIMING, RunningTokenCount, get_counter, message_tokens
 from hermes_core.types import SummaryContext
 from hermes_core.validation import validate_messages
 
 log = logging.getLogger("hermes_context.compression")
 Message = dict[str, Any]
-
-
-@dataclass
-class _Summary:
-    body: str | None
-    summarizer: SummarizerUsed | None
-    abort_reason: str | None = None
 
 
 class Compressor:
@@ -99,6 +89,9 @@ class Compressor:
         self.compactions = 0
         self.previous_summary: str | None = None
         self.last_prompt_tokens: int | None = None
+        self.running = RunningTokenCount(
+            self.counter, image_tokens=self.settings.compression.image_tokens
+        )
 
     # --- the trigger ---------------------------------------------------------------------
 
@@ -116,8 +109,17 @@ class Compressor:
         total = sum(message_tokens(m, self.counter, image_tokens=image) for m in messages)
         return total + REPLY_PRIMING if messages else 0
 
+    def observe(self, messages: Sequence[Mapping[str, Any]]) -> int:
+        """The prompt-token count of ``messages`` for the trigger: anchored on the last real
+        usage, and O(new messages) when the list only grew since the last call."""
+        self.last_prompt_tokens = self.running.observe(messages)
+        return self.last_prompt_tokens
+
     def should_compress(self, prompt_tokens: int | None = None) -> tuple[bool, str | None]:
-        """Whether to compress now, and why not when over the threshold but blocked."""
+        """Whether to compress now, and why not when over the threshold but blocked.
+
+        Without ``prompt_tokens`` it uses the last figure from :meth:`observe` or
+        :meth:`update_from_usage`."""
         tokens = prompt_tokens if prompt_tokens is not None else self.last_prompt_tokens or 0
         enabled = self.settings.compression.enabled
         go, reason = self.guard.should_compress(tokens, self.threshold_tokens, enabled=enabled)
@@ -127,13 +129,17 @@ class Compressor:
                 self._emit("compression_blocked", reason=warning, tokens=tokens)
         return go, reason
 
-    def update_from_usage(self, usage: Mapping[str, Any]) -> None:
-        """Real ``usage.prompt_tokens`` from the API: anchors the count and judges the last
-        compaction (anti-thrash)."""
+    def update_from_usage(
+        self, usage: Mapping[str, Any], messages: Sequence[Mapping[str, Any]] | None = None
+    ) -> None:
+        """Real ``usage.prompt_tokens`` from the API: judges the last compaction (anti-thrash)
+        and, given the ``messages`` that were sent, anchors the running count on it."""
         prompt = usage.get("prompt_tokens")
         if isinstance(prompt, bool) or not isinstance(prompt, int) or prompt < 0:
             return
         self.last_prompt_tokens = prompt
+        if messages is not None:
+            self.running.anchor(prompt, messages)
         self.guard.record_usage(prompt, self.threshold_tokens)
 
     # --- the pipeline --------------------------------------------------------------------
@@ -143,7 +149,14 @@ class Compressor:
     ) -> CompressionResult:
         """Compress when due (or when ``force``); never mutates ``messages``."""
         started = time.perf_counter()
-        source: list[Message] = [m if isinstance(m, dict) else dict(m) for m in messages]
+        result = self._compress([m if isinstance(m, dict) else dict(m) for m in messages], force)
+        result.stats["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
+        if result.status in ("compressed", "pruned"):
+            self.running.reset()  # the list was rewritten, not appended to: recount it next time
+            self._emit("compression_finished", **result.report())
+        return result
+
+    def _compress(self, source: list[Message], force: bool) -> CompressionResult:
         problems = validate_messages(source, allow_pending_tool_calls=True)
         if problems:
             raise InvalidMessages(
@@ -151,7 +164,7 @@ class Compressor:
                 "`hermes-context validate` for the list): " + problems[0],
                 problems,
             )
-        tokens_before = self.count(source)
+        before = self.count(source)
         stats: dict[str, Any] = {
             "messages_before": len(source),
             "threshold_tokens": self.threshold_tokens,
@@ -161,44 +174,28 @@ class Compressor:
             "child_session": not self.settings.compression.in_place,
         }
         if not force:
-            go, reason = self.should_compress(tokens_before)
+            go, reason = self.should_compress(before)
             if not go:
-                why = reason or (
-                    f"under the threshold ({tokens_before:,} < {self.threshold_tokens:,} tokens)"
+                proactive = self._proactive(source, before, stats)
+                why = reason or f"under the threshold ({before:,} < {self.threshold_tokens:,})"
+                return proactive or self._result(
+                    source, "unchanged", why, tokens_before=before, stats=stats
                 )
-                return self._finish(
-                    source,
-                    "unchanged",
-                    why,
-                    tokens_before=tokens_before,
-                    stats=stats,
-                    started=started,
-                )
-        self._emit("compression_started", tokens=tokens_before)
+        self._emit("compression_started", tokens=before)
         try:
-            result = self._run(source, tokens_before, stats, force=force)
+            result = self._run(source, before, stats, force=force)
         except Exception as exc:
             log.warning("compression failed, input kept: %s", exc, exc_info=True)
             self._emit("compression_failed", layer="internal", reason=str(exc))
-            reason = f"internal error, input kept: {type(exc).__name__}: {exc}"
-            return self._finish(
-                source, "aborted", reason, tokens_before=tokens_before, stats=stats, started=started
-            )
-        if result.status == "compressed":
-            violations = check_invariants(source, result.messages)
-            if violations:
-                log.error("compression broke its invariants, input kept: %s", violations)
-                reason = "invariant check failed, input kept: " + "; ".join(violations)
-                return self._finish(
-                    source,
-                    "aborted",
-                    reason,
-                    tokens_before=tokens_before,
-                    stats=stats,
-                    started=started,
-                )
-        result.stats["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
-        self._emit("compression_finished", **result.report())
+            why = f"internal error, input kept: {type(exc).__name__}: {exc}"
+            return self._result(source, "aborted", why, tokens_before=before, stats=stats)
+        violations = (
+            check_invariants(source, result.messages) if result.status == "compressed" else []
+        )
+        if violations:
+            log.error("compression broke its invariants, input kept: %s", violations)
+            why = "invariant check failed, input kept: " + "; ".join(violations)
+            return self._result(source, "aborted", why, tokens_before=before, stats=stats)
         return result
 
     def _run(
@@ -206,7 +203,7 @@ class Compressor:
     ) -> CompressionResult:
         comp = self.settings.compression
         groups = turn_groups(source)
-        costs = [self.count([m]) - REPLY_PRIMING for m in source]
+        costs = [self._cost(m) for m in source]
         decayed = self.compactions > 0 or any(is_summary_message(m) for m in source)
         budget = policy.tail_budget(self.threshold_tokens, self.context_length, comp.target_ratio)
         window = choose_window(
@@ -231,12 +228,14 @@ class Compressor:
             prune=self.hooks.prune,
             min_prune_chars=comp.min_prune_chars,
             tail_budget_tokens=budget,
-            cost=lambda m: self.count([m]) - REPLY_PRIMING,
+            cost=self._cost,
         )
         stats["passes"] = dict(pruned.passes)
         working = pruned.messages
         tokens_pruned = self.count(working)
-        if tokens_pruned < self.threshold_tokens and not force:
+        if not force and _prune_suffices(
+            tokens_before, tokens_pruned, self.threshold_tokens, budget
+        ):
             self.guard.record_compaction(
                 tokens_before=tokens_before,
                 tokens_after=tokens_pruned,
@@ -298,46 +297,58 @@ class Compressor:
         result.summarizer = summary.summarizer
         return result
 
-    def _summarize(self, source: list[Message], working: list[Message], window: Window) -> _Summary:
-        comp = self.settings.compression
-        middle_original = source[window.middle.start : window.middle.stop]
-        middle = working[window.middle.start : window.middle.stop]
-        previous = _previous_summary(source[: window.tail_start]) or self.previous_summary
-        budget = policy.summary_budget(self.context_length)
-        notes = self.hooks.pre_compress(middle_original)
-        context = SummaryContext(
-            model=self.model,
+    def _proactive(
+        self, source: list[Message], tokens_before: int, stats: dict[str, Any]
+    ) -> CompressionResult | None:
+        pruned = proactive_step(
+            source,
+            settings=self.settings.compression,
+            tokens=tokens_before,
+            threshold_tokens=self.threshold_tokens,
             context_length=self.context_length,
-            extra={"provider_notes": notes} if notes else {},
+            prune=self.hooks.prune,
+            cost=self._cost,
         )
-        text: str | None = None
-        if self.hooks.summarize is not None and self.guard.use_llm():
-            failure = None
-            try:
-                text = self.hooks.summarize(middle, previous, budget, context)
-                if text is not None:
-                    findings = find_directives(text) + self.hooks.scan(text)
-                    if findings:
-                        failure = ("rejected", f"summary rejected: {findings[0].pattern_id}")
-                        text = None
-            except Exception as exc:  # noqa: BLE001 - every summariser failure has a layer
-                kind = getattr(exc, "kind", "other")
-                failure = (kind if isinstance(kind, str) else "other", str(exc))
-            if failure is not None:
-                kind, detail = failure
-                from hermes_core.llm import aborts, cooldown_kind
+        if pruned is None:
+            return None
+        stats["passes"] = dict(pruned.passes)
+        return self._result(
+            pruned.messages,
+            "pruned",
+            "proactive pruning of large old tool results",
+            tokens_before=tokens_before,
+            stats=stats,
+            archived=[pruned.replaced[i] for i in sorted(pruned.replaced)],
+        )
 
-                if aborts(kind) or comp.abort_on_summary_failure:
-                    return _Summary(None, None, f"summary failed ({kind}), input kept: {detail}")
-                self.guard.record_summary_failure(cooldown_kind(kind))
-                self._emit("compression_failed", layer="fallback", kind=kind, reason=detail)
-            elif text is not None:
-                self.guard.record_summary_success()
-        if text is not None:
-            count = self.counter.count_text
-            anchored = guard_summary(_with_ledger(text, middle_original), previous, budget, count)
-            return _Summary(anchored, "llm")
-        return _Summary(fallback_summary(middle_original, previous_summary=previous), "fallback")
+    def _cost(self, message: Mapping[str, Any]) -> int:
+        image = self.settings.compression.image_tokens
+        return message_tokens(message, self.counter, image_tokens=image)
+
+    def _summarize(
+        self, source: list[Message], working: list[Message], window: Window
+    ) -> SummaryStep:
+        middle_original = source[window.middle.start : window.middle.stop]
+        notes = self.hooks.pre_compress(middle_original)
+        step = summarize_step(
+            hooks=self.hooks,
+            guard=self.guard,
+            middle=working[window.middle.start : window.middle.stop],
+            middle_original=middle_original,
+            previous=previous_summary(source[: window.tail_start]) or self.previous_summary,
+            budget_tokens=policy.summary_budget(self.context_length),
+            context=SummaryContext(
+                model=self.model,
+                context_length=self.context_length,
+                extra={"provider_notes": notes} if notes else {},
+            ),
+            count_text=self.counter.count_text,
+            abort_on_failure=self.settings.compression.abort_on_summary_failure,
+        )
+        if step.failure is not None and step.abort_reason is None:
+            kind, detail = step.failure
+            self._emit("compression_failed", layer="fallback", kind=kind, reason=detail)
+        return step
 
     # --- helpers -------------------------------------------------------------------------
 
@@ -352,37 +363,19 @@ class Compressor:
         archived: list[Message] | None = None,
         tokens_after: int | None = None,
     ) -> CompressionResult:
-        after = tokens_after if tokens_after is not None else self.count(messages)
+        if status in ("unchanged", "aborted"):
+            after = tokens_before
+        else:
+            after = tokens_after if tokens_after is not None else self.count(messages)
         return CompressionResult(
             messages=list(messages),
             status=status,
             reason=reason,
             tokens_before=tokens_before,
-            tokens_after=after if status != "unchanged" else tokens_before,
+            tokens_after=after,
             archived=list(archived or []),
             stats=stats,
         )
-
-    def _finish(
-        self,
-        source: list[Message],
-        status: Any,
-        reason: str,
-        *,
-        tokens_before: int,
-        stats: dict[str, Any],
-        started: float,
-    ) -> CompressionResult:
-        result = self._result(
-            source,
-            status,
-            reason,
-            tokens_before=tokens_before,
-            stats=stats,
-            tokens_after=tokens_before,
-        )
-        result.stats["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
-        return result
 
     def _emit(self, event_kind: Any, /, **data: Any) -> None:
         if self.on_event is None:
@@ -393,16 +386,12 @@ class Compressor:
             log.warning("compression event callback failed", exc_info=True)
 
 
-def _with_ledger(text: str, middle: Sequence[Mapping[str, Any]]) -> str:
-    ledger = extract_anchors(middle)
-    return text if ledger.is_empty() else f"{text.strip()}\n\n{ledger.render()}"
-
-
-def _previous_summary(messages: Sequence[Mapping[str, Any]]) -> str | None:
-    for message in reversed(messages):
-        if is_summary_message(message):
-            return unwrap_summary(message_text(message))
-    return None
+def _prune_suffices(before: int, after: int, threshold: int, tail_budget: int) -> bool:
+    """Stop after pruning only with real headroom: an effective saving (anti-thrash) and room
+    under the threshold for about a tail's worth of new turns, else the next turn or two
+    would trigger again."""
+    effective = after <= before * (1.0 - policy.INEFFECTIVE_SAVINGS)
+    return effective and after <= threshold - tail_budget
 
 
 def _as_settings(config: Settings | Mapping[str, Any] | None) -> Settings:

@@ -1,0 +1,46 @@
+"""Spec 10 §8 ``proactive_prune_tokens``: prune huge old tool results alone, below the
+threshold, when it reclaims enough to be worth a changed prompt prefix."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from hermes_core.compression import policy
+from hermes_core.compression.prune import PruneFn, PruneResult, proactive_prune
+from hermes_core.compression.window import tail_start
+from hermes_core.messages import turn_groups
+from hermes_core.settings import CompressionSettings
+
+
+def proactive_step(
+    source: Sequence[Mapping[str, Any]],
+    *,
+    settings: CompressionSettings,
+    tokens: int,
+    threshold_tokens: int,
+    context_length: int,
+    prune: PruneFn,
+    cost: Callable[[Mapping[str, Any]], int],
+) -> PruneResult | None:
+    """The pruned transcript, or ``None`` when off, not reached, or not worth it."""
+    if not settings.proactive_prune_tokens or tokens < settings.proactive_prune_tokens:
+        return None
+    budget = policy.tail_budget(threshold_tokens, context_length, settings.target_ratio)
+    tail = tail_start(
+        source,
+        turn_groups(source),
+        [cost(m) for m in source],
+        head=0,
+        budget_tokens=budget,
+        min_messages=policy.tail_message_floor(settings.protect_last_n),
+        min_user_messages=settings.min_tail_user_messages,
+    )
+    return proactive_prune(
+        source,
+        protect_from=tail,
+        prune=prune,
+        cost=cost,
+        min_result_chars=settings.proactive_prune_min_result_chars,
+        min_reclaim_tokens=settings.proactive_prune_min_reclaim_tokens,
+    )

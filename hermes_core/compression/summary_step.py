@@ -1,0 +1,90 @@
+"""Phase 4 with its failure ladder: the LLM summary if it can be had, else the fallback.
+
+Layer 1 (another model) happens inside the summariser; here: a failure that says abort
+(auth, network, or ``abort_on_summary_failure``) stops the compression with the input kept;
+any other failure starts a cooldown (layer 2) and the deterministic fallback summary is used
+(layer 3). A summary that carries instructions is a failure, not context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hermes_core.compression.anchors import extract_anchors, guard_summary
+from hermes_core.compression.assemble import is_summary_message, unwrap_summary
+from hermes_core.compression.directives import find_directives
+from hermes_core.compression.fallback import fallback_summary
+from hermes_core.compression.hooks import CompressionHooks
+from hermes_core.compression.policy import CompressionGuard
+from hermes_core.compression.result import SummarizerUsed
+from hermes_core.messages import message_text
+from hermes_core.types import SummaryContext
+
+
+@dataclass
+class SummaryStep:
+    """The summary body to insert, or why the compression must abort; and any failure."""
+
+    body: str | None
+    summarizer: SummarizerUsed | None
+    abort_reason: str | None = None
+    failure: tuple[str, str] | None = None  # (kind, detail) of a summariser failure
+
+
+def summarize_step(
+    *,
+    hooks: CompressionHooks,
+    guard: CompressionGuard,
+    middle: Sequence[Mapping[str, Any]],
+    middle_original: Sequence[Mapping[str, Any]],
+    previous: str | None,
+    budget_tokens: int,
+    context: SummaryContext,
+    count_text: Callable[[str], int],
+    abort_on_failure: bool,
+) -> SummaryStep:
+    """Run the summariser (when allowed) and apply the failure ladder."""
+    text: str | None = None
+    failure: tuple[str, str] | None = None
+    if hooks.summarize is not None and guard.use_llm():
+        try:
+            text = hooks.summarize(middle, previous, budget_tokens, context)
+            if text is not None:
+                findings = find_directives(text) + hooks.scan(text)
+                if findings:
+                    failure = ("rejected", f"summary rejected: {findings[0].pattern_id}")
+                    text = None
+        except Exception as exc:  # noqa: BLE001 - every summariser failure has a layer
+            kind = getattr(exc, "kind", "other")
+            failure = (kind if isinstance(kind, str) else "other", str(exc))
+        if failure is not None:
+            from hermes_core.llm import aborts, cooldown_kind
+
+            kind, detail = failure
+            if aborts(kind) or abort_on_failure:
+                reason = f"summary failed ({kind}), input kept: {detail}"
+                return SummaryStep(None, None, abort_reason=reason, failure=failure)
+            guard.record_summary_failure(cooldown_kind(kind))
+        elif text is not None:
+            guard.record_summary_success()
+    if text is not None:
+        with_ledger = _with_ledger(text, middle_original)
+        body = guard_summary(with_ledger, previous, budget_tokens, count_text)
+        return SummaryStep(body, "llm")
+    body = fallback_summary(middle_original, previous_summary=previous)
+    return SummaryStep(body, "fallback", failure=failure)
+
+
+def previous_summary(messages: Sequence[Mapping[str, Any]]) -> str | None:
+    """The body of the newest summary we inserted earlier, if any."""
+    for message in reversed(messages):
+        if is_summary_message(message):
+            return unwrap_summary(message_text(message))
+    return None
+
+
+def _with_ledger(text: str, middle: Sequence[Mapping[str, Any]]) -> str:
+    ledger = extract_anchors(middle)
+    return text if ledger.is_empty() else f"{text.strip()}\n\n{ledger.render()}"
