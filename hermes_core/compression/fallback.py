@@ -19,10 +19,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from hermes_core.compression.anchor_extract import ask_text
 from hermes_core.compression.anchors import (
     DEFAULT_LEDGER_CHARS,
     AnchorLedger,
-    _ask_text,
     extract_anchors,
     split_summary,
 )
@@ -145,7 +145,7 @@ def _digest(messages: Sequence[Any]) -> _Digest:
         role = msg.get("role")
         if role == "user" and is_real_user_message(msg):
             digest.users += 1
-            ask = _clip(_ask_text(message_text(msg)), 200)
+            ask = _clip(ask_text(message_text(msg)), 200)
             digest.episodes.append(_Episode(ask or "(no text)"))
             continue
         if not digest.episodes:

@@ -1,0 +1,259 @@
+"""Anchor extraction: the paths, commands, URLs, errors, identifiers and asks of a slice.
+
+Why: the ledger (see :mod:`hermes_core.compression.anchors`) is only as good as what is pulled
+mechanically out of the compacted middle. This walk decides where each category comes from:
+tool-call arguments, tool results, the user's own words; every scan is linear (inputs are
+windowed, JSON past a bound is scanned as text).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from hermes_core.compression.anchor_ledger import (
+    _FIELDS,
+    _ITEM_CHARS,
+    ANCHOR_HEADER,
+    AnchorLedger,
+    _clean,
+    _cut_head,
+    split_summary,
+)
+from hermes_core.compression.anchor_scan import (
+    _add_errors,
+    _as_path,
+    _Collector,
+    _error_lines,
+    _text_anchors,
+    _words,
+)
+from hermes_core.messages import is_real_user_message, message_text, tool_name_for_results
+from hermes_core.redact import redact
+
+__all__ = ["ask_text", "extract_anchors"]
+
+
+_EDGE: Final = 20_000  # a huge string is scanned on its first and last 20K characters
+_MAX_JSON: Final = 400_000  # larger tool results / arguments are scanned as text, not parsed
+_END_MARK: Final = "--- END OF CONTEXT SUMMARY"  # a summary merged into a user turn ends so
+
+_SHELL_TOOL = re.compile(r"term|shell|bash|zsh|exec|run|command|cmd|console|powershell|process")
+_QUIET_TOOL = re.compile(r"read|search|web|fetch|brows|grep|glob|list|view|open|memory|find")
+_PATCH_TOOL = re.compile(r"patch|apply|diff|edit")
+_DIFF_HEADER = re.compile(
+    r"^(?:\*\*\* (?:Update|Add|Delete) File: |\+\+\+ b/|--- a/)([^\n]{1,400})$", re.M
+)
+_CMD_HEADS: Final = _words(
+    "python python3 pip pip3 uv poetry pytest tox nox ruff mypy black npm npx yarn pnpm node "
+    "deno bun git make cmake cargo rustc go gcc clang javac java mvn gradle dotnet docker "
+    "kubectl helm terraform ls cd cat grep rg find sed awk curl wget bash sh zsh rm cp mv "
+    "mkdir chmod chown tar unzip ssh scp rsync sudo apt apt-get brew export echo env "
+    "source head tail wc diff patch jq psql sqlite3 redis-cli"
+)
+_CMD_KEYS: Final = frozenset({"command", "cmd", "shell_command", "commands"})
+_PATH_KEYS: Final = _words(
+    "path paths file files file_path filepath filename file_name filenames target_file "
+    "notebook_path dir directory cwd workdir working_dir old_path new_path"
+)
+_WEAK_PATH_KEYS: Final = _words("target source src dest destination output input")
+_CODE_KEYS: Final = _words(
+    "content file_text old_string new_string old_str new_str code patch diff new_content "
+    "insert_text data"
+)
+
+
+def _window(text: str) -> str:
+    """Head and tail of a huge string (whole tokens only): keeps scans O(1) per message."""
+    if len(text) <= 2 * _EDGE:
+        return text
+    start = len(text) - _EDGE
+    cut = next((i + 1 for i in range(start, start + 400) if text[i].isspace()), start)
+    return f"{_cut_head(text, _EDGE)}\n…\n{text[cut:]}"
+
+
+def _parse_json(text: str) -> Any:
+    if len(text) > _MAX_JSON or text.lstrip()[:1] not in ("{", "["):
+        return None
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def ask_text(text: str) -> str:
+    """A user message's own words: after a compaction summary merged into it, if any."""
+    if _END_MARK in text:
+        text = text.rsplit(_END_MARK, 1)[1].partition("\n")[2]
+    return text.strip()
+
+
+def _one_line(command: str) -> str:
+    lines = [line.strip() for line in _cut_head(command, 4000).splitlines() if line.strip()]
+    return " ⏎ ".join(lines)
+
+
+def _user_commands(acc: _Collector, text: str) -> None:
+    """``$ cmd`` lines, lines of shell code fences and backticked command lines."""
+    fence: str | None = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("```"):
+            fence = None if fence is not None else line[3:].strip().lower()
+        elif line.startswith("$ "):
+            acc.add("commands", line[2:])
+        elif fence in ("sh", "bash", "shell", "zsh") and line and not line.startswith("#"):
+            acc.add("commands", line)
+    for match in re.finditer(r"`([^`\n]{2,300})`", text):
+        span = match.group(1).strip()
+        words = span.split()
+        if (len(words) >= 2 and words[0] in _CMD_HEADS) or span.startswith("./"):
+            acc.add("commands", span)
+
+
+def _result_anchors(acc: _Collector, tool: str, text: str, command: str | None) -> None:
+    quiet = _QUIET_TOOL.search(tool.lower()) is not None
+    parsed = _parse_json(text)
+    errors: list[str] = []
+    body, exit_code = text, None
+    if isinstance(parsed, Mapping):
+        parts = [parsed.get(k) for k in ("output", "stdout", "stderr", "result", "message")]
+        texts = [p for p in parts if isinstance(p, str)]
+        body = "\n".join(texts) if texts else ("" if quiet else text)
+        error = parsed.get("error")
+        if isinstance(error, Mapping):
+            error = error.get("message")
+        if isinstance(error, str) and error.strip():
+            errors.append(f"{tool}: {error.strip().splitlines()[0]}")
+        for key in ("exit_code", "returncode", "exit_status"):
+            value = parsed.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                exit_code = value
+                break
+    if quiet:
+        errors = _error_lines(body.lstrip().split("\n", 1)[0]) + errors
+    else:
+        errors = _error_lines(body) + errors
+    if exit_code:
+        errors.append(
+            f"`{command}` -> exit {exit_code}" if command else f"{tool} -> exit {exit_code}"
+        )
+    _add_errors(acc, errors)
+
+
+def _salvage_args(raw: str) -> dict[str, Any]:
+    """Path and command fields of arguments too large or too broken to parse as JSON."""
+    found: dict[str, Any] = {}
+    pattern = (
+        r'"(path|file_path|filename|command|cmd)"\s{0,10}:\s{0,10}"((?:[^"\\\n]|\\.){1,2000})"'
+    )
+    for match in re.finditer(pattern, _window(raw)):
+        try:
+            found.setdefault(match.group(1), json.loads(f'"{match.group(2)}"'))
+        except ValueError:
+            continue
+    return found
+
+
+@dataclass
+class _Call:
+    """One tool call being scanned: its tool name (lowercase), id, and the id -> command map
+    that labels a failing result with the command that failed."""
+
+    acc: _Collector
+    tool: str
+    call_id: Any
+    commands: dict[str, str]
+
+
+def _arg_string(call: _Call, key: str, value: str) -> None:
+    acc, stripped = call.acc, value.strip()
+    if key in _CMD_KEYS:
+        if stripped and (_SHELL_TOOL.search(call.tool) or " " in stripped):
+            command = _one_line(stripped)
+            acc.add("commands", command)
+            _text_anchors(acc, redact(command), paths=False)  # a command's paths stay in it
+            if isinstance(call.call_id, str):
+                call.commands.setdefault(call.call_id, _clean(command, _ITEM_CHARS["commands"]))
+    elif key in _PATH_KEYS or key.endswith(("_path", "_file", "_dir", "_paths", "_files")):
+        if "\n" not in stripped and "://" not in stripped and stripped.strip("./"):
+            acc.add("paths", stripped)
+    elif _PATCH_TOOL.search(call.tool) and "\n" in value:
+        for match in _DIFF_HEADER.finditer(_window(value)):
+            acc.add("paths", match.group(1).strip())
+    elif key in _WEAK_PATH_KEYS:
+        if path := _as_path(stripped):
+            acc.add("paths", path)
+    elif key not in _CODE_KEYS and len(value) <= 2000:
+        _text_anchors(acc, redact(value))
+
+
+def _arg_anchors(call: _Call, key: str, value: Any, depth: int = 0) -> None:
+    if depth > 8:
+        return
+    if isinstance(value, Mapping):
+        for k, v in list(value.items())[:200]:
+            name = str(k).lower()
+            argv = name in ("command", "cmd") and isinstance(v, list)
+            argv = argv and all(isinstance(x, str) for x in v)
+            _arg_anchors(call, name, " ".join(v) if argv else v, depth + 1)
+    elif isinstance(value, list):
+        for item in value[:200]:
+            _arg_anchors(call, key, item, depth + 1)
+    elif isinstance(value, str):
+        _arg_string(call, key, value)
+
+
+def _call_anchors(acc: _Collector, call: Any, commands: dict[str, str]) -> None:
+    function = call.get("function") if isinstance(call, Mapping) else None
+    if not isinstance(function, Mapping):
+        return
+    name = function.get("name")
+    raw = function.get("arguments")
+    args = _parse_json(raw) if isinstance(raw, str) else raw
+    if not isinstance(args, Mapping) and isinstance(raw, str):
+        args = _salvage_args(raw)
+    tool = name.lower() if isinstance(name, str) else ""
+    _arg_anchors(_Call(acc, tool, call.get("id"), commands), "", args)
+
+
+def extract_anchors(messages: Sequence[Mapping[str, Any]]) -> AnchorLedger:
+    """The ledger of a transcript slice (the compacted middle), items in first-seen order.
+
+    Paths and commands come from tool-call arguments and the user's text; errors from tool
+    results (and errors users paste); URLs and identifiers from text and short arguments;
+    asks are the real user messages. A summary found in the slice hands on its own ledger.
+    """
+    acc = _Collector()
+    msgs = [m for m in messages if isinstance(m, Mapping)]
+    names = tool_name_for_results(msgs)
+    commands: dict[str, str] = {}
+    for msg in msgs:
+        role, text = msg.get("role"), _window(message_text(msg))
+        if role != "tool":  # tool output is redacted item by item: it is most of the bytes
+            text = redact(text)
+        if ANCHOR_HEADER in text:
+            text, carried = split_summary(text)
+            for name, items in zip(_FIELDS, carried._lists(), strict=True):
+                for item in items:
+                    acc.add(name, item)
+        if role == "user":
+            if is_real_user_message(msg) and (ask := ask_text(text)):
+                acc.add("asks", ask)
+            _user_commands(acc, text)
+            _add_errors(acc, _error_lines(text))
+            _text_anchors(acc, text)
+        elif role == "assistant":
+            _text_anchors(acc, text)
+            calls = msg.get("tool_calls")
+            for call in calls[:500] if isinstance(calls, list) else ():
+                _call_anchors(acc, call, commands)
+        elif role == "tool":
+            cid = msg.get("tool_call_id")
+            tool = (names.get(cid) if isinstance(cid, str) else None) or msg.get("name")
+            command = commands.get(cid) if isinstance(cid, str) else None
+            _result_anchors(acc, tool if isinstance(tool, str) else "tool", text, command)
+    return acc.ledger()

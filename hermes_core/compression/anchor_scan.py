@@ -1,0 +1,207 @@
+"""Anchor recognisers: what in a piece of text is a path, URL, identifier or error line.
+
+Why: extraction (:mod:`anchor_extract`) walks a transcript and decides which text to look at;
+this module decides what in that text is an anchor, and collects the items in first-seen order
+under the ledger's per-category caps. Every regex has bounded repetition.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Final
+
+from hermes_core.compression.anchor_ledger import (
+    _FIELDS,
+    _ITEM_CHARS,
+    _MAX_ITEMS,
+    AnchorLedger,
+    _clean,
+)
+
+_PER_RESULT_ERRORS: Final = 4
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_URL = re.compile(r"https?://[^\s<>\"'`\\|\[\]{}]{1,2000}", re.IGNORECASE)
+_DOTS = re.compile(r"^(?:\.{1,2}/){1,64}")
+_TAG = re.compile(r"</?[A-Za-z][\w-]{0,30}/?>")
+_SPLIT = re.compile(r"[\s\"'`()\[\]{}<>,;|=*]+")
+_SEG = r"(?:\.?[\w@+~%-][\w.@+~%-]{0,127}|\.{1,2})"
+_ABS_PATH = re.compile(rf"(?:~|\.{{1,2}})?/{_SEG}(?:/{_SEG}){{0,63}}/?")
+_REL_PATH = re.compile(rf"{_SEG}(?:/{_SEG}){{1,63}}")
+_BARE = re.compile(_SEG)
+_WIN_PATH = re.compile(r"[A-Za-z]:\\[\w.\\@+-]{1,400}")
+_EXT = re.compile(r"\.([A-Za-z][A-Za-z0-9_+-]{0,11})$")
+_LINE_SUFFIX = re.compile(r"(?::\d{1,7}){1,2}$")
+_KNOWN_EXTS: Final = _words(
+    "py pyi pyx ipynb js mjs cjs jsx ts tsx vue svelte json jsonl yaml yml toml ini cfg conf "
+    "md mdx rst txt csv tsv xml html htm css scss sass less sql sh bash zsh fish ps1 bat rs go "
+    "java kt kts scala swift c h cc cpp cxx hpp hh cs rb php pl lua dart ex exs erl hs ml clj "
+    "gradle lock log proto graphql tf hcl mk cmake patch diff env"
+)
+_BARE_NAMES: Final = frozenset({"Dockerfile", "Makefile", "Justfile", "Procfile", "Gemfile"})
+_NOT_FILES: Final = _words(
+    "node.js vue.js next.js nuxt.js d3.js three.js express.js chart.js react.js ember.js"
+)
+_ISSUE = re.compile(r"(?<![\w#&/])#\d{1,7}\b")
+_HASH = re.compile(r"(?<![\w./-])[0-9a-f]{7,40}(?![\w/-])")
+_TICKET = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]{1,9}-\d{1,6}(?![\w-])")
+_CVE = re.compile(r"\bCVE-\d{4}-\d{4,7}\b")
+_NOT_TICKETS: Final = _words("UTF SHA ISO AES GPT HTTP TLS SSL IPV RFC ECMA WCAG MD")
+_ERROR_LINE = re.compile(
+    r"(?:E\s{1,8})?(?:[A-Za-z_][\w.]{0,100}\.)?[A-Z]\w{0,60}(?:Error|Exception|Failure|Fault)"
+    r"(?::\s.*|:?\s*$)"
+    r"|(?:FAILED|ERROR)\b.+"
+    r"|(?:[Ee]rror|ERROR|[Ff]atal|FATAL|panic)(?:\[\w{1,12}\])?:\s.+"
+    r"|npm ERR!.+"
+    r"|\S{1,300}:\d{1,7}:(?:\d{1,7}:)?\s(?:fatal )?error\b.*"
+    r"|\S{1,300}:\d{1,7}: \w{0,60}(?:Error|Exception)\b.*"
+    r"|\[[\w.-]{1,64}\] .{0,400}(?:FAILED|-> exit [1-9]).*"
+)
+_TEST_SUMMARY = re.compile(r"=*\s?\d{1,9} (?:failed|errors?)\b")
+_TEST_TIME = re.compile(r" in [\d.]{1,13}s$")
+_ERROR_ANYWHERE = re.compile(
+    r"command not found|No such file or directory|Permission denied|Segmentation fault"
+)
+
+
+class _Collector:
+    """Cleaned items per category in first-seen order; past the cap the oldest go."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, dict[str, None]] = {name: {} for name in _FIELDS}
+        self.mentions: set[str] = set()  # paths only named in text, never in a tool call
+
+    def add(self, name: str, value: str, *, mention: bool = False) -> None:
+        clean = _clean(value, _ITEM_CHARS[name])
+        bucket = self.items[name]
+        if name == "paths" and not mention:
+            self.mentions.discard(clean)
+        elif name == "paths" and clean not in bucket:
+            self.mentions.add(clean)
+        if clean and clean not in bucket:
+            bucket[clean] = None
+            if len(bucket) > _MAX_ITEMS[name]:
+                del bucket[next(iter(bucket))]
+
+    def ledger(self) -> AnchorLedger:
+        """The items; a relative path only mentioned in text ("locks.py", "../tmp/x.py") is
+        dropped when another listed path ends with it: that item already says it."""
+        items = {name: list(bucket) for name, bucket in self.items.items()}
+        tails: Counter[str] = Counter()
+        for path in items["paths"]:
+            tails.update(set(_tails(path)) | {path})
+        items["paths"] = [
+            p
+            for p in items["paths"]
+            if p not in self.mentions
+            or p.startswith("/")
+            or tails[key := _DOTS.sub("", p)] <= (key == p or key in _tails(p))
+        ]
+        return AnchorLedger(**items)
+
+
+def _tails(path: str) -> list[str]:
+    parts = path.split("/")
+    return ["/".join(parts[k:]) for k in range(1, len(parts))]
+
+
+def _as_path(token: str) -> str | None:
+    """``token`` as a file path, or None: URLs, versions, fractions, dates and dotted names
+    are refused; ``pkg/mod.py:12`` and pytest node ids lose their suffix."""
+    if not 2 <= len(token) <= 500 or "://" in token:
+        return None
+    token = _LINE_SUFFIX.sub("", token.lstrip(":").split("::", 1)[0].rstrip(".,:;!?"))
+    token = token.rstrip(".,:;!?")
+    if not any(c.isalpha() for c in token):
+        return None
+    if _WIN_PATH.fullmatch(token):
+        return token
+    ext = _EXT.search(token)
+    if token[0] in "/~." and _ABS_PATH.fullmatch(token):
+        parts = token.rstrip("/").split("/")
+        if token[0] == "/" and len(parts) == 2 and len(parts[1]) < 3 and not ext:
+            return None  # "/s", "/x": too short to be a path we would miss
+        return token
+    if "/" in token:
+        rel = _REL_PATH.fullmatch(token) and ext and not token.split("/", 1)[0].isdigit()
+        return token if rel else None
+    if token in _BARE_NAMES:
+        return token
+    stem = token[: ext.start()] if ext else ""
+    known = ext is not None and ext.group(1) in _KNOWN_EXTS
+    if known and any(c.isalpha() for c in stem) and token.lower() not in _NOT_FILES:
+        return token if _BARE.fullmatch(token) else None
+    return None
+
+
+def _add_url(acc: _Collector, url: str) -> None:
+    while url and url[-1] in ".,;:!?'\")]}>":
+        if url[-1] == ")" and url.count("(") >= url.count(")"):
+            break
+        url = url[:-1]
+    if len(url.split("://", 1)[1]) >= 3:
+        acc.add("urls", url)
+
+
+def _mixed(text: str) -> bool:
+    return any(c.isdigit() for c in text) and any(c.isalpha() for c in text)
+
+
+def _text_anchors(acc: _Collector, text: str, *, paths: bool = True) -> None:
+    """URLs, identifiers and (unless ``paths`` is False) path-looking tokens of windowed,
+    redacted text."""
+    for match in _URL.finditer(text):
+        _add_url(acc, match.group())
+    rest = _URL.sub(" ", text)
+    for token in _SPLIT.split(_TAG.sub(" ", rest)) if paths else ():
+        if path := _as_path(token):
+            acc.add("paths", path, mention=True)
+    found: list[tuple[int, str]] = [(m.start(), m.group()) for m in _ISSUE.finditer(rest)]
+    found += [(m.start(), m.group()) for m in _CVE.finditer(rest)]
+    found += [
+        (m.start(), m.group())
+        for m in _TICKET.finditer(rest)
+        if m.group().split("-", 1)[0] not in _NOT_TICKETS
+    ]
+    found += [(m.start(), h) for m in _HASH.finditer(rest) if _mixed(h := m.group())]
+    for _, ident in sorted(found):
+        acc.add("identifiers", ident)
+
+
+def _error_lines(text: str) -> list[str]:
+    """Error lines of tool output: exception lines (a traceback's last line), ``FAILED``,
+    ``error:``, compiler and test-summary lines."""
+    out: list[str] = []
+    in_traceback = False
+    for raw in text.splitlines():
+        line = raw.strip()[:1000]
+        if not line:
+            continue
+        if line.startswith("Traceback (most recent call last)"):
+            in_traceback = True
+        elif in_traceback and (raw[:1].isspace() or line.startswith("File ")):
+            continue
+        elif in_traceback:
+            in_traceback = False
+            out.append(line)
+        elif _TEST_SUMMARY.match(line):  # "3 failed, 2 passed" without its timing
+            line = line.strip("= ")
+            out.append(line[: m.start()] if (m := _TEST_TIME.search(line)) else line)
+        elif _ERROR_LINE.match(line) or _ERROR_ANYWHERE.search(line):
+            out.append(line)
+    return out
+
+
+def _add_errors(acc: _Collector, errors: list[str]) -> None:
+    """The newest few distinct errors of one message, and the paths they name."""
+    distinct = list(dict.fromkeys(_clean(e, _ITEM_CHARS["errors"]) for e in errors))
+    for error in distinct[-_PER_RESULT_ERRORS:]:
+        acc.add("errors", error)
+        for token in _SPLIT.split(error):
+            if path := _as_path(token):
+                acc.add("paths", path, mention=True)

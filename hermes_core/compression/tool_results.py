@@ -1,0 +1,234 @@
+"""Readers and failure detection shared by the one-line tool result summaries.
+
+Why: every family summariser in :mod:`tool_summaries` reads JSON fields the same total way (any
+input, nothing raises) and asks the same question of a result: did it fail, and why (a test
+tally, an exception or error line, an exit code)? Those answers live here, apart from the
+per-family wording.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+_OUTPUT_KEYS: Final = ("output", "stdout", "result", "content", "text")
+_EXIT_KEYS: Final = ("exit_code", "exitCode", "returncode", "return_code", "exit_status")
+
+_TEST_TALLY = re.compile(
+    r"\b\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected)"
+    r"(?:, \d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected))*"
+)
+_EXCEPTION_LINE = re.compile(
+    r"^\s*((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Fault)\b.*)$"
+)
+_ERROR_LINE = re.compile(
+    r"(?i)^\s*(?:(?:error|fatal|panic)\b|npm err!)|\b(?:error|fatal)(?:\[\w+\])?: "
+)
+_LEADING_ERROR = re.compile(r"(?i)^\s*(?:error|failed|failure|exception|traceback|fatal)\b")
+_EXIT_IN_TEXT = re.compile(r"(?i)\bexit(?:ed)?(?: with)? (?:code|status)[:=]?\s*(-?\d+)")
+
+# --- small readers (every one total over arbitrary JSON) ----------------------------------------
+
+
+def _flat(value: str, limit: int = 400, keep_tail: bool = False) -> str:
+    """One line, whitespace runs collapsed (this removes every character splitlines() splits on)."""
+    if len(value) > limit * 4:  # bound the work on megabyte arguments
+        value = value[: limit * 2] + " " + value[-limit * 2 :] if keep_tail else value[: limit * 4]
+    return _clip(" ".join(value.split()), limit, keep_tail)
+
+
+def _clip(text: str, limit: int, keep_tail: bool = False) -> str:
+    if len(text) <= limit:
+        return text
+    if limit <= 1:
+        return "…"[:limit]
+    if not keep_tail:
+        return text[: limit - 1] + "…"
+    left = (limit - 1) // 3
+    return text[:left] + "…" + text[len(text) - (limit - 1 - left) :]
+
+
+def _plural(count: int, word: str, suffix: str = "s") -> str:
+    return f"{count:,} {word}{'' if count == 1 else suffix}"
+
+
+def _lines(text: str) -> int:
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def _as_int(value: Any) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and re.fullmatch(r"-?\d{1,12}", value.strip()):
+        return int(value)
+    return None
+
+
+def _first_int(data: Any, *keys: str) -> int | None:
+    if not isinstance(data, Mapping):
+        return None
+    return next((_as_int(data.get(key)) for key in keys if key in data), None)
+
+
+def _first_str(data: Any, *keys: str) -> str:
+    """The first non-blank string among ``keys`` (a list of strings yields its first item)."""
+    if not isinstance(data, Mapping):
+        return ""
+    for key in keys:
+        value = data.get(key)
+        if isinstance(value, list) and value and isinstance(value[0], str):
+            value = value[0]
+        if isinstance(value, str) and value.strip():
+            return value
+    return ""
+
+
+def _first_list(data: Any, *keys: str) -> list[Any] | None:
+    if isinstance(data, list):
+        return data
+    if not isinstance(data, Mapping):
+        return None
+    for key in keys:
+        value = data.get(key)
+        if isinstance(value, list):
+            return value
+        if isinstance(value, Mapping):  # {"data": {"web": [...]}}
+            inner = _first_list(value, *keys)
+            if inner is not None:
+                return inner
+    return None
+
+
+def _parse(text: str) -> Any:
+    """The result as JSON when it is a JSON object or array, else None (raw text)."""
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "{[":
+        return None
+    try:
+        return json.loads(stripped)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _short_json(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)[:200]
+    except (TypeError, ValueError, RecursionError):
+        return type(value).__name__
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and value:
+        more = f" (+{len(value) - 1})" if len(value) > 1 else ""
+        return _scalar(value[0]) + more
+    if isinstance(value, (int, float)):
+        return str(value)
+    return _short_json(value)
+
+
+# --- failure detection ---------------------------------------------------------------------------
+
+
+def _reason(text: str) -> str | None:
+    """The line that says why a run failed: a test tally, an exception, or an error line."""
+    tally = exception = error = None
+    for line in text.splitlines():
+        if "failed" in line or "error" in line:
+            match = _TEST_TALLY.search(line)
+            if match and ("failed" in match.group() or "error" in match.group()):
+                tally = match.group()
+        if "Error" in line or "Exception" in line or "Exit" in line or "Fault" in line:
+            found = _EXCEPTION_LINE.match(line)
+            if found:
+                exception = found.group(1)
+        if error is None and _ERROR_LINE.search(line):
+            error = line.strip()
+    return tally or exception or error
+
+
+def _last_line(text: str) -> str:
+    for line in reversed(text[-4000:].splitlines()):
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def _error_text(value: Any) -> str:
+    if isinstance(value, str):
+        return _reason(value) or _last_line(value) or "error"
+    if isinstance(value, Mapping):
+        inner = _first_str(value, "message", "msg", "detail", "error", "reason")
+        return _error_text(inner) if inner else _short_json(value)
+    if isinstance(value, list) and value:
+        return _error_text(value[0])
+    return "error" if value is True else _short_json(value)
+
+
+def _json_error(parsed: Any) -> str | None:
+    """An error the result states itself: an ``error`` field, ``success: false`` and kin."""
+    if not isinstance(parsed, Mapping):
+        return None
+    for key in ("error", "error_message", "errorMessage", "exception"):
+        value = parsed.get(key)
+        if value not in (None, "", False, [], {}):
+            return _error_text(value)
+    status = parsed.get("status")
+    if (
+        parsed.get("success") is False
+        or parsed.get("ok") is False
+        or (isinstance(status, str) and status.lower() in ("error", "failed", "failure"))
+    ):
+        detail = _first_str(parsed, "message", "msg", "detail", "reason", "stderr")
+        return _error_text(detail) if detail else "unsuccessful"
+    return None
+
+
+def _text_error(text: str, parsed: Any) -> str | None:
+    """For tools whose payload is data (files, pages): only a result that *is* an error counts."""
+    if parsed is not None:
+        return _json_error(parsed)
+    if _LEADING_ERROR.match(text):
+        return _reason(text) or _flat(text.strip().split("\n", 1)[0], 200)
+    if "Traceback (most recent call last)" in text:
+        return _reason(text) or "Traceback"
+    return None
+
+
+def _process(text: str, parsed: Any) -> tuple[str, str, int | None, str | None]:
+    """(output, stderr, exit code, failure) of a command or code run."""
+    if isinstance(parsed, Mapping):
+        output = _first_str(parsed, *_OUTPUT_KEYS)
+        stderr = _first_str(parsed, "stderr")
+        code = _first_int(parsed, *_EXIT_KEYS)
+    else:
+        output, stderr, code = text, "", None
+        edges = text[:300] + "\n" + text[-300:]
+        found = _EXIT_IN_TEXT.findall(edges)
+        if found:
+            code = int(found[-1])
+    failure = _json_error(parsed) if isinstance(parsed, Mapping) else None
+    if code is not None and code != 0:
+        failure = failure or _reason(stderr) or _reason(output)
+        failure = failure or _last_line(stderr) or _last_line(output) or f"exit {code}"
+    elif code is None and failure is None:
+        failure = _reason(stderr + "\n" + output)
+        if failure is None and stderr.strip() and not output.strip():
+            failure = _last_line(stderr)
+    return output, stderr, code, failure
+
+
+def _run_outcome(output: str, stderr: str, code: int | None, failed: bool) -> tuple[str, str]:
+    """(`` -> exit 0, 47 lines output``, a passing test tally such as ``13 passed``)."""
+    parts = [] if code is None else [f"exit {code}"]
+    count = _lines(output) + _lines(stderr)
+    parts.append(f"{_plural(count, 'line')} output" if count else "no output")
+    tallies = [] if failed else _TEST_TALLY.findall(output[-2000:])
+    return " -> " + ", ".join(parts), tallies[-1] if tallies else ""
