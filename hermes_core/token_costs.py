@@ -112,6 +112,27 @@ def message_digest(message: Mapping[Any, Any]) -> bytes:
     return digest
 
 
+def _freeze(value: Any) -> Any:
+    """A hashable, content-equal form of a JSON-like value. Strings stay the same objects, so
+    Python's cached string hash makes a repeated lookup O(fields), not O(text)."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, Mapping):
+        return tuple(sorted(((str(k), _freeze(v)) for k, v in value.items()), key=_first))
+    if isinstance(value, (list, tuple)):
+        return ("[]", *(_freeze(v) for v in value))
+    return repr(value)
+
+
+def _first(pair: tuple[str, Any]) -> str:
+    return pair[0]
+
+
+def content_key(message: Mapping[Any, Any]) -> Any:
+    """The cache key of a message: its wire fields by content (``_`` keys ignored), not id()."""
+    return _freeze(dict(_wire_items(message)))
+
+
 def _content_cost(content: Any, counter: TokenCounter, image_tokens: int) -> tuple[int, int]:
     """(tokens, image count) of a message's content: a string, None, or a list of parts."""
     if content is None:
@@ -196,7 +217,7 @@ class MessageCostCache:
         if maxsize < 1:
             raise ValueError("maxsize must be at least 1")
         self.maxsize = maxsize
-        self._data: OrderedDict[tuple[str, int, bytes], _MessageCost] = OrderedDict()
+        self._data: OrderedDict[tuple[str, int, Any], _MessageCost] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -218,11 +239,9 @@ class MessageCostCache:
         message: Mapping[Any, Any],
         counter: TokenCounter,
         image_tokens: int = DEFAULT_IMAGE_TOKENS,
-        *,
-        digest: bytes | None = None,
     ) -> _MessageCost:
-        """The (cached) cost record of ``message``; ``digest`` skips re-hashing when known."""
-        key = (counter.name, image_tokens, digest or message_digest(message))
+        """The (cached) cost record of ``message``, keyed by its content."""
+        key = (counter.name, image_tokens, content_key(message))
         with self._lock:
             cost = self._data.get(key)
             if cost is not None:

@@ -94,11 +94,6 @@ class RunningTokenCount:
     def _same(message: Any, digest: bytes) -> bool:
         return isinstance(message, Mapping) and message_digest(message) == digest
 
-    def _cost(self, message: Mapping[Any, Any]) -> tuple[int, bytes]:
-        digest = message_digest(message)
-        cost = self.cache.measure(message, self.counter, self.image_tokens, digest=digest)
-        return cost.total, digest
-
     def _advance(self, messages: Sequence[Mapping[str, Any]]) -> None:
         """Bring the state up to ``messages``, costing only what was appended when possible."""
         if not isinstance(messages, (list, tuple)):
@@ -114,16 +109,13 @@ class RunningTokenCount:
             self.reset()
         fresh = messages[start:]
         check_message_list(fresh)
-        added = 0
-        digest = self._last_digest
-        for i, message in enumerate(fresh):
-            cost, digest = self._cost(message)
-            added += cost
-            if start == 0 and i == 0:
-                self._first_digest = digest
+        added = sum(self.cache.measure(m, self.counter, self.image_tokens).total for m in fresh)
         if n == 0:
             return
-        self._last_digest = digest
+        if start == 0:
+            self._first_digest = message_digest(messages[0])
+        if fresh:
+            self._last_digest = message_digest(messages[-1])
         self._n = n
         self._estimated += added
         self._since_anchor += added

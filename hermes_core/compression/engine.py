@@ -164,7 +164,8 @@ class Compressor:
                 "`hermes-context validate` for the list): " + problems[0],
                 problems,
             )
-        before = self.count(source)
+        costs = [self._cost(m) for m in source]  # each message counted once per call
+        before = sum(costs) + REPLY_PRIMING if source else 0
         stats: dict[str, Any] = {
             "messages_before": len(source),
             "threshold_tokens": self.threshold_tokens,
@@ -183,7 +184,7 @@ class Compressor:
                 )
         self._emit("compression_started", tokens=before)
         try:
-            result = self._run(source, before, stats, force=force)
+            result = self._run(source, costs, before, stats, force=force)
         except Exception as exc:
             log.warning("compression failed, input kept: %s", exc, exc_info=True)
             self._emit("compression_failed", layer="internal", reason=str(exc))
@@ -199,11 +200,16 @@ class Compressor:
         return result
 
     def _run(
-        self, source: list[Message], tokens_before: int, stats: dict[str, Any], *, force: bool
+        self,
+        source: list[Message],
+        costs: list[int],
+        tokens_before: int,
+        stats: dict[str, Any],
+        *,
+        force: bool,
     ) -> CompressionResult:
         comp = self.settings.compression
         groups = turn_groups(source)
-        costs = [self._cost(m) for m in source]
         decayed = self.compactions > 0 or any(is_summary_message(m) for m in source)
         budget = policy.tail_budget(self.threshold_tokens, self.context_length, comp.target_ratio)
         window = choose_window(
@@ -232,7 +238,10 @@ class Compressor:
         )
         stats["passes"] = dict(pruned.passes)
         working = pruned.messages
-        tokens_pruned = self.count(working)
+        known = {id(m): c for m, c in zip(source, costs, strict=True)}
+        for index in pruned.replaced:
+            known[id(working[index])] = self._cost(working[index])
+        tokens_pruned = self._total(working, known)
         if not force and _prune_suffices(
             tokens_before, tokens_pruned, self.threshold_tokens, budget
         ):
@@ -251,6 +260,7 @@ class Compressor:
                 tokens_before=tokens_before,
                 stats=stats,
                 archived=archived,
+                tokens_after=tokens_pruned,
             )
         summary = self._summarize(source, working, window)
         if summary.abort_reason is not None:
@@ -275,7 +285,7 @@ class Compressor:
         if assembly.merged:
             replaced.add(window.tail_start)
         archived = [source[i] for i in sorted(replaced)]
-        tokens_after = self.count(assembly.messages)
+        tokens_after = self._total(assembly.messages, known)
         self.guard.record_compaction(
             tokens_before=tokens_before,
             tokens_after=tokens_after,
@@ -320,6 +330,12 @@ class Compressor:
             stats=stats,
             archived=[pruned.replaced[i] for i in sorted(pruned.replaced)],
         )
+
+    def _total(self, messages: list[Message], known: dict[int, int]) -> int:
+        """Prompt tokens of a list whose unchanged messages were costed earlier in this call
+        (``known`` maps the ids of live message objects to their cost)."""
+        total = sum(known.get(id(m)) or self._cost(m) for m in messages)
+        return total + REPLY_PRIMING if messages else 0
 
     def _cost(self, message: Mapping[str, Any]) -> int:
         image = self.settings.compression.image_tokens
