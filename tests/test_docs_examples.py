@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -34,3 +36,13 @@ def test_plugin_howto_example_passes_its_own_test(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "1 passed" in proc.stdout
+
+
+def test_compression_page_examples_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    blocks = python_blocks(ROOT / "docs" / "compression.md")
+    assert len(blocks) == 2
+    monkeypatch.chdir(ROOT)
+    namespace: dict[str, object] = {}
+    for block in blocks:
+        exec(compile(block, "docs/compression.md", "exec"), namespace)
+    assert namespace["due"] in (True, False)
