@@ -16,7 +16,7 @@ retention, on transcripts of 50 to 4,000 turns.
 
 The 50- and 200-turn transcripts are the repository's samples; larger ones are generated into
 ``--data-dir`` (default bench/out/, gitignored) by bench/gen_transcript.py when missing (slow:
-about 3 minutes per 1,000 turns). Exits 1 when time per message is not flat, the incremental
+several minutes each). Exits 1 when time per message is not flat, the incremental
 check is not O(new), a serialised middle exceeds the cap, or retention is under 95%.
 
 Usage: python bench/compress.py [--turns 50 200 1000 4000] [--data-dir DIR] [--skip-generate]
@@ -119,7 +119,7 @@ def _collapse(text: str) -> str:
 
 
 def _generate(turns: int, path: Path) -> None:
-    print(f"generating {path} ({turns:,} turns; about 3 min per 1,000 turns) ...", flush=True)
+    print(f"generating {path} ({turns:,} turns; this takes minutes) ...", flush=True)
     part = path.with_name(path.name + ".part")
     script = REPO / "bench" / "gen_transcript.py"
     command = [sys.executable, str(script), "--seed", "1", "--turns", str(turns)]
@@ -408,12 +408,10 @@ def _successive(transcripts: list[Transcript]) -> bool:
     sample = next((t for t in transcripts if t.turns == 200), None)
     if sample is None:
         return True
-    print(f"\n4b. {SUCCESSIVE_COMPACTIONS} successive compactions of the 200-turn session: fed one")
-    print("    message at a time, compressed (force=True) at whole turn groups once observe()")
-    print(
-        f"    passes the {SUCCESSIVE_CONTEXT:,}-window threshold; retention of everything compacted"
-    )
-    print("    so far")
+    print(f"\n4b. {SUCCESSIVE_COMPACTIONS} successive compactions of the 200-turn session, fed one")
+    print("    message at a time; compress(force=True) at a turn-group boundary once observe()")
+    print(f"    passes the threshold of a {SUCCESSIVE_CONTEXT:,} window; the compressed list is")
+    print("    carried on; retention of every path/command compacted so far")
     comp = Compressor(_settings(), context_length=SUCCESSIVE_CONTEXT, summarizer="fallback")
     header = f"{'#':>2}{'at msg':>8}{'tokens':>16}{'middle':>8}" + RETENTION_HEADER
     print(f"    threshold {comp.threshold_tokens:,} tokens")
