@@ -164,12 +164,35 @@ def serialize_turns(
     keeps its head and tail with a marker saying how many characters of older turns were left
     out. One pass over the input.
     """
-    tool_names = tool_name_for_results(m for m in messages if isinstance(m, Mapping))
-    blocks = [
-        _block(msg, tool_names, per_message_max) for msg in messages if isinstance(msg, Mapping)
-    ]
-    text = _SEPARATOR.join(blocks)
-    text = head_tail(text, max_chars, "[... {n} chars of older turns omitted ...]")
+    msgs = [m for m in messages if isinstance(m, Mapping)]
+    tool_names = tool_name_for_results(msgs)
+    marker = "[... {n} chars of older turns omitted ...]"
+    # Serialise from both ends only as far as the cap can reach: a huge middle is never
+    # rendered (or redacted) just to be cut away.
+    head: list[str] = []
+    used, start = 0, 0
+    while start < len(msgs) and used <= max_chars:
+        head.append(_block(msgs[start], tool_names, per_message_max))
+        used += len(head[-1]) + len(_SEPARATOR)
+        start += 1
+    tail: list[str] = []
+    used, stop = 0, len(msgs)
+    while stop > start and used <= max_chars:
+        stop -= 1
+        tail.append(_block(msgs[stop], tool_names, per_message_max))
+        used += len(tail[-1]) + len(_SEPARATOR)
+    if stop <= start:
+        text = head_tail(_SEPARATOR.join(head + tail[::-1]), max_chars, marker)
+    else:
+        head_text, tail_text = _SEPARATOR.join(head), _SEPARATOR.join(tail[::-1])
+        skipped = sum(len(_SEPARATOR) + len(str(m.get("content") or "")) for m in msgs[start:stop])
+        total = len(head_text) + skipped + len(_SEPARATOR) + len(tail_text)
+        split = _split(total, max_chars, marker)
+        if split is None:
+            text = head_text[:max_chars]
+        else:
+            keep_head, keep_tail, middle = split
+            text = head_text[:keep_head] + middle + (tail_text[-keep_tail:] if keep_tail else "")
     # Already redacted per message; this pass guards the joins and costs at most max_chars.
     text = redact(text)
     return text[:max_chars] if len(text) > max_chars else text

@@ -73,7 +73,8 @@ def summarize_step(
         with_ledger = _with_ledger(text, middle_original)
         body = guard_summary(with_ledger, previous, budget_tokens, count_text)
         return SummaryStep(body, "llm")
-    body = fallback_summary(middle_original, previous_summary=previous)
+    fallback = fallback_summary(middle_original, previous_summary=previous)
+    body = guard_summary(fallback, previous, budget_tokens, count_text)  # the budget holds here too
     return SummaryStep(body, "fallback", failure=failure)
 
 
