@@ -191,7 +191,9 @@ class Compressor:
             why = f"internal error, input kept: {type(exc).__name__}: {exc}"
             return self._result(source, "aborted", why, tokens_before=before, stats=stats)
         violations = (
-            check_invariants(source, result.messages) if result.status == "compressed" else []
+            check_invariants(source, result.messages, before_valid=True)
+            if result.status == "compressed"
+            else []
         )
         if violations:
             log.error("compression broke its invariants, input kept: %s", violations)

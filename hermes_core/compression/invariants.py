@@ -24,11 +24,18 @@ def _same_role_pairs(messages: Sequence[Mapping[str, Any]]) -> int:
 
 
 def check_invariants(
-    before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]
+    before: Sequence[Mapping[str, Any]],
+    after: Sequence[Mapping[str, Any]],
+    *,
+    before_valid: bool | None = None,
 ) -> list[str]:
-    """Every way ``after`` breaks a promise made about ``before``; [] when it keeps them all."""
+    """Every way ``after`` breaks a promise made about ``before``; [] when it keeps them all.
+
+    ``before_valid`` saves re-validating an input the caller has just validated."""
     problems: list[str] = []
-    if not validate_messages(before, allow_pending_tool_calls=True):
+    if before_valid is None:
+        before_valid = not validate_messages(before, allow_pending_tool_calls=True)
+    if before_valid:
         found = validate_messages(after, allow_pending_tool_calls=True)
         problems += [f"output not valid: {p}" for p in found[:5]]
     if before and before[0].get("role") == "system":
