@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -133,7 +134,36 @@ def test_bad_transcripts_exit_1_and_change_nothing(
     assert code == 1 and "invalid JSON" in err and "Traceback" not in err
 
 
-def test_auth_failure_aborts_with_exit_1(
+def _serve(status: int) -> tuple[Any, int]:
+    """A loopback chat-completions endpoint that always answers ``status``."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            body = b'{"error": {"message": "denied"}}'
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, server.server_address[1]
+
+
+def _configure(home: Path, port: int) -> None:
+    (home / "config.yaml").write_text(
+        f"auxiliary:\n  compression:\n    base_url: http://127.0.0.1:{port}/v1\n    model: m\n"
+    )
+
+
+def test_unreachable_llm_falls_back_under_auto(
     capsys: pytest.CaptureFixture[str], isolated_home: Path, tmp_path: Path
 ) -> None:
     import socket
@@ -141,35 +171,37 @@ def test_auth_failure_aborts_with_exit_1(
     with socket.socket() as sock:  # a port with nothing listening: network unreachable
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    (isolated_home / "config.yaml").write_text(
-        f"auxiliary:\n  compression:\n    base_url: http://127.0.0.1:{port}/v1\n    model: m\n"
-    )
+    _configure(isolated_home, port)
     out = tmp_path / "o.json"
-    code, _o, err = run(
-        capsys,
-        "compress",
-        str(EXAMPLE),
-        "--context-length",
-        "32000",
-        "--force",
-        "--out",
-        str(out),
-    )
-    assert code == 1 and err.startswith("aborted:")
+    args = ("compress", str(EXAMPLE), "--context-length", "32000", "--force", "--out", str(out))
+    code, _o, err = run(capsys, *args)
+    assert code == 0 and "summarizer: fallback" in err  # auto: reachable LLM, else fallback
+    code, _o, err = run(capsys, *args, "--summarizer", "llm")
+    assert code == 1 and err.startswith("aborted:") and "passes: none" in err
     assert json.loads(out.read_text()) == json.loads(EXAMPLE.read_text())
-    code, _o, err = run(
-        capsys,
-        "compress",
-        str(EXAMPLE),
-        "--context-length",
-        "32000",
-        "--force",
-        "--summarizer",
-        "fallback",
-        "--out",
-        str(out),
-    )
-    assert code == 0 and "summarizer: fallback" in err  # fallback never calls the network
+
+
+def test_auth_failure_aborts_with_exit_1(
+    capsys: pytest.CaptureFixture[str], isolated_home: Path, tmp_path: Path
+) -> None:
+    server, port = _serve(401)
+    try:
+        _configure(isolated_home, port)
+        out = tmp_path / "o.json"
+        code, _o, err = run(
+            capsys,
+            "compress",
+            str(EXAMPLE),
+            "--context-length",
+            "32000",
+            "--force",
+            "--out",
+            str(out),
+        )
+    finally:
+        server.shutdown()
+    assert code == 1 and err.startswith("aborted:") and "auth" in err
+    assert json.loads(out.read_text()) == json.loads(EXAMPLE.read_text())
 
 
 def test_jsonl_stdin_and_quiet_when_not_a_terminal(tmp_path: Path) -> None:

@@ -78,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
             model=args.model,
             hooks=host_hooks(host.plugins, mode=args.summarizer),
             on_event=progress.event,
+            # auto: "the configured LLM when reachable, else the fallback" (00-product.md)
+            unreachable_falls_back=args.summarizer == "auto",
         )
         result = compressor.compress(messages, force=args.force)
     finally:

@@ -39,7 +39,12 @@ class Assembly:
 
 
 def wrap_summary(body: str) -> str:
-    """The summary text as it stands in the transcript: prefix, body, end marker."""
+    """The summary text as it stands in the transcript: prefix, body, end marker.
+
+    Copies of the markers inside the body (quoted from a tool result, or planted by a model)
+    are defused, so the summary ends exactly once, where we end it."""
+    body = body.replace(END_MARKER, "[quoted end-of-summary marker]")
+    body = body.replace(SUMMARY_PREFIX, "[quoted summary header]")
     return f"{SUMMARY_PREFIX}\n\n{body.strip()}\n\n{END_MARKER}"
 
 
@@ -59,7 +64,12 @@ def is_summary_message(message: Mapping[str, Any]) -> bool:
     if message.get(SUMMARY_KEY) or message.get(MERGED_KEY):
         return True
     content = message.get("content")
-    return isinstance(content, str) and END_MARKER in content and SUMMARY_PREFIX in content
+    return (
+        message.get("role") in ("user", "assistant")
+        and isinstance(content, str)
+        and content.startswith(SUMMARY_PREFIX)
+        and END_MARKER in content
+    )
 
 
 def summary_role(

@@ -47,10 +47,44 @@ _PATTERNS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
 )
 
 
+_MARKERS: Final = (
+    "--- END OF CONTEXT SUMMARY",
+    "[CONTEXT SUMMARY — reference material",
+)
+
+
+def strip_directive_lines(text: str) -> tuple[str, int]:
+    """``text`` without the lines that read like instructions, and how many were removed.
+
+    The anchor ledger and the fallback summary quote tool output and user text verbatim; a
+    tool result saying "ignore all previous instructions" must not come back as context."""
+    kept: list[str] = []
+    removed = 0
+    for line in text.split("\n"):
+        if any(pattern.search(line) for _id, pattern in _PATTERNS) or any(
+            marker in line for marker in _MARKERS
+        ):
+            removed += 1
+            kept.append("[line removed: it read like an instruction, not a record]")
+        else:
+            kept.append(line)
+    return "\n".join(kept), removed
+
+
 def find_directives(text: str, *, limit: int = 200_000) -> list[Finding]:
     """Findings for instruction-like sentences in a summary (bounded input, bounded regexes)."""
     sample = text[:limit]
-    findings = []
+    findings = [
+        Finding(
+            "summary_marker",
+            "directive",
+            "the summary imitates the summary markers, which could end it early",
+            plugin="compressor",
+            excerpt=marker,
+        )
+        for marker in _MARKERS
+        if marker in sample
+    ]
     for pattern_id, pattern in _PATTERNS:
         match = pattern.search(sample)
         if match:

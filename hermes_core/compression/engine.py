@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hermes_core.compression import policy
+from hermes_core.compression.anchors import DEFAULT_LEDGER_CHARS
 from hermes_core.compression.assemble import assemble, is_summary_message
 from hermes_core.compression.hooks import (
     CompressionHooks,
@@ -31,7 +32,7 @@ from hermes_core.compression.result import (
 )
 from hermes_core.compression.summary_step import SummaryStep, previous_summary, summarize_step
 from hermes_core.compression.window import Window, choose_window
-from hermes_core.errors import InvalidMessages
+from hermes_core.errors import ConfigError, InvalidMessages
 from hermes_core.messages import is_real_user_message, turn_groups
 from hermes_core.settings import Settings
 from hermes_core.tokens import REPLY_PRIMING, RunningTokenCount, get_counter, message_tokens
@@ -61,19 +62,24 @@ class Compressor:
         hooks: CompressionHooks | None = None,
         clock: Callable[[], float] = time.monotonic,
         on_event: EventSink | None = None,
+        unreachable_falls_back: bool = False,
     ) -> None:
         self.settings = _as_settings(config)
         self.model = model or self.settings.model.name or None
         self.context_length = context_length
         comp = self.settings.compression
-        self._threshold = policy.resolve_threshold(
-            context_length=context_length,
-            max_tokens=max_tokens,
-            model=self.model,
-            threshold=comp.threshold,
-            model_thresholds=comp.model_thresholds,
-            threshold_tokens=comp.threshold_tokens,
-        )
+        try:
+            self._threshold = policy.resolve_threshold(
+                context_length=context_length,
+                max_tokens=max_tokens,
+                model=self.model,
+                threshold=comp.threshold,
+                model_thresholds=comp.model_thresholds,
+                threshold_tokens=comp.threshold_tokens,
+            )
+        except ValueError as exc:
+            raise ConfigError(f"cannot compress with this window: {exc}") from None
+        self.unreachable_falls_back = unreachable_falls_back
         self.counter = get_counter(self.model, self.settings.model.tokenizer)
         if hooks is None:
             mode: SummarizerMode = "auto"
@@ -175,9 +181,10 @@ class Compressor:
             "child_session": not self.settings.compression.in_place,
         }
         if not force:
-            go, reason = self.should_compress(before)
+            # the same figure the host's trigger saw: anchored on real usage, ratio-corrected
+            go, reason = self.should_compress(self.observe(source))
             if not go:
-                proactive = self._proactive(source, before, stats)
+                proactive = self._proactive(source, before, stats) if reason is None else None
                 why = reason or f"under the threshold ({before:,} < {self.threshold_tokens:,})"
                 return proactive or self._result(
                     source, "unchanged", why, tokens_before=before, stats=stats
@@ -191,7 +198,7 @@ class Compressor:
             why = f"internal error, input kept: {type(exc).__name__}: {exc}"
             return self._result(source, "aborted", why, tokens_before=before, stats=stats)
         violations = (
-            check_invariants(source, result.messages, before_valid=True)
+            check_invariants(source, result.messages, before_valid=True, archived=result.archived)
             if result.status == "compressed"
             else []
         )
@@ -213,7 +220,11 @@ class Compressor:
         comp = self.settings.compression
         groups = turn_groups(source)
         decayed = self.compactions > 0 or any(is_summary_message(m) for m in source)
-        budget = policy.tail_budget(self.threshold_tokens, self.context_length, comp.target_ratio)
+        ratio = self.running.correction_ratio  # real tokens per estimated token, learned
+        real_budget = policy.tail_budget(
+            self.threshold_tokens, self.context_length, comp.target_ratio
+        )
+        budget = int(real_budget / ratio)  # the walk adds our own per-message costs
         window = choose_window(
             source,
             groups,
@@ -245,7 +256,10 @@ class Compressor:
             known[id(working[index])] = self._cost(working[index])
         tokens_pruned = self._total(working, known)
         if not force and _prune_suffices(
-            tokens_before, tokens_pruned, self.threshold_tokens, budget
+            int(tokens_before * ratio),
+            int(tokens_pruned * ratio),
+            self.threshold_tokens,
+            real_budget,
         ):
             self.guard.record_compaction(
                 tokens_before=tokens_before,
@@ -267,6 +281,7 @@ class Compressor:
         summary = self._summarize(source, working, window)
         if summary.abort_reason is not None:
             self._emit("compression_failed", layer="abort", reason=summary.abort_reason)
+            stats["passes"] = {}  # the pruning was discarded with everything else
             return self._result(
                 source, "aborted", summary.abort_reason, tokens_before=tokens_before, stats=stats
             )
@@ -296,10 +311,13 @@ class Compressor:
         )
         self.compactions += 1
         self.previous_summary = summary.body
+        over = int(tokens_after * ratio) >= self.threshold_tokens
         result = self._result(
             assembly.messages,
             "compressed",
-            None,
+            "still over the threshold: the protected head and tail alone cost too much"
+            if over
+            else None,
             tokens_before=tokens_before,
             stats=stats,
             archived=archived,
@@ -348,6 +366,7 @@ class Compressor:
     ) -> SummaryStep:
         middle_original = source[window.middle.start : window.middle.stop]
         notes = self.hooks.pre_compress(middle_original)
+        ledger_chars = min(DEFAULT_LEDGER_CHARS, max(1_000, int(self.threshold_tokens * 0.35)))
         step = summarize_step(
             hooks=self.hooks,
             guard=self.guard,
@@ -362,6 +381,8 @@ class Compressor:
             ),
             count_text=self.counter.count_text,
             abort_on_failure=self.settings.compression.abort_on_summary_failure,
+            max_ledger_chars=ledger_chars,
+            unreachable_falls_back=self.unreachable_falls_back,
         )
         if step.failure is not None and step.abort_reason is None:
             kind, detail = step.failure

@@ -7,6 +7,7 @@ reason, rather than a transcript a provider would reject.
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -28,6 +29,7 @@ def check_invariants(
     after: Sequence[Mapping[str, Any]],
     *,
     before_valid: bool | None = None,
+    archived: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[str]:
     """Every way ``after`` breaks a promise made about ``before``; [] when it keeps them all.
 
@@ -50,10 +52,23 @@ def check_invariants(
             problems.append("the newest user message is not kept verbatim")
     if _same_role_pairs(before) == 0 and _same_role_pairs(after) > 0:
         problems.append("two consecutive user or assistant messages were created")
-    summaries = sum(1 for m in after if is_summary_message(m))
-    if summaries != 1:
-        problems.append(f"expected exactly one summary, found {summaries}")
+    before_ids = {id(m) for m in before}
+    new_summaries = [m for m in after if id(m) not in before_ids and is_summary_message(m)]
+    if len(new_summaries) != 1:
+        problems.append(f"expected exactly one new summary, found {len(new_summaries)}")
+    if archived is not None:
+        kept_ids = {id(m) for m in after} | {id(m) for m in archived}
+        missing = [m for m in before if id(m) not in kept_ids]
+        if missing:  # equal copies count as kept; compare by content only for these few
+            kept = {_key(m) for m in after} | {_key(m) for m in archived}
+            lost = sum(1 for m in missing if _key(m) not in kept)
+            if lost:
+                problems.append(f"{lost} input messages are neither in the output nor archived")
     return problems
+
+
+def _key(message: Mapping[str, Any]) -> str:
+    return json.dumps(message, sort_keys=True, default=str, ensure_ascii=False)
 
 
 def _extends(original: Any, kept: Any) -> bool:

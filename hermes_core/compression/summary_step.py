@@ -12,13 +12,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hermes_core.compression.anchors import extract_anchors, guard_summary
+from hermes_core.compression.anchors import DEFAULT_LEDGER_CHARS, extract_anchors, guard_summary
 from hermes_core.compression.assemble import is_summary_message, unwrap_summary
-from hermes_core.compression.directives import find_directives
+from hermes_core.compression.directives import find_directives, strip_directive_lines
 from hermes_core.compression.fallback import fallback_summary
 from hermes_core.compression.hooks import CompressionHooks
 from hermes_core.compression.policy import CompressionGuard
 from hermes_core.compression.result import SummarizerUsed
+from hermes_core.compression.summarizer import check_summary
 from hermes_core.messages import message_text
 from hermes_core.types import SummaryContext
 
@@ -44,38 +45,49 @@ def summarize_step(
     context: SummaryContext,
     count_text: Callable[[str], int],
     abort_on_failure: bool,
+    max_ledger_chars: int = DEFAULT_LEDGER_CHARS,
+    unreachable_falls_back: bool = False,
 ) -> SummaryStep:
-    """Run the summariser (when allowed) and apply the failure ladder."""
+    """Run the summariser (when allowed) and apply the failure ladder.
+
+    ``unreachable_falls_back`` turns the network-unreachable abort into the fallback summary
+    (the command line's ``--summarizer auto``: "the LLM when reachable, else the fallback")."""
     text: str | None = None
     failure: tuple[str, str] | None = None
     if hooks.summarize is not None and guard.use_llm():
         try:
             text = hooks.summarize(middle, previous, budget_tokens, context)
             if text is not None:
+                text = check_summary(text, None)  # any summariser's answer, not only ours
                 findings = find_directives(text) + hooks.scan(text)
                 if findings:
                     failure = ("rejected", f"summary rejected: {findings[0].pattern_id}")
                     text = None
         except Exception as exc:  # noqa: BLE001 - every summariser failure has a layer
+            text = None
             kind = getattr(exc, "kind", "other")
             failure = (kind if isinstance(kind, str) else "other", str(exc))
         if failure is not None:
             from hermes_core.llm import aborts, cooldown_kind
 
             kind, detail = failure
-            if aborts(kind) or abort_on_failure:
+            unreachable = kind == "network" and unreachable_falls_back
+            if (aborts(kind) and not unreachable) or abort_on_failure:
                 reason = f"summary failed ({kind}), input kept: {detail}"
                 return SummaryStep(None, None, abort_reason=reason, failure=failure)
             guard.record_summary_failure(cooldown_kind(kind))
         elif text is not None:
             guard.record_summary_success()
+    used: SummarizerUsed = "llm" if text is not None else "fallback"
     if text is not None:
-        with_ledger = _with_ledger(text, middle_original)
-        body = guard_summary(with_ledger, previous, budget_tokens, count_text)
-        return SummaryStep(body, "llm")
-    fallback = fallback_summary(middle_original, previous_summary=previous)
-    body = guard_summary(fallback, previous, budget_tokens, count_text)  # the budget holds here too
-    return SummaryStep(body, "fallback", failure=failure)
+        draft = _with_ledger(text, middle_original)
+    else:
+        draft = fallback_summary(middle_original, previous_summary=previous)
+    body = guard_summary(
+        draft, previous, budget_tokens, count_text, max_ledger_chars=max_ledger_chars
+    )
+    body, _removed = strip_directive_lines(body)  # quoted tool output is data, not orders
+    return SummaryStep(body, used, failure=failure)
 
 
 def previous_summary(messages: Sequence[Mapping[str, Any]]) -> str | None:

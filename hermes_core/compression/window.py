@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hermes_core.compression.assemble import summary_role
 from hermes_core.messages import TurnGroup, is_real_user_message
 
 
@@ -52,29 +53,28 @@ def tail_start(
     budget_tokens: int,
     min_messages: int,
     min_user_messages: int,
+    keep_newest_user: bool = True,
 ) -> int:
     """Walk back over whole groups until the token budget is used.
 
-    The tail always holds the newest group, at least ``min_messages`` messages, at least
-    ``min_user_messages`` real user messages and the newest real user message with what
-    follows it; past those, a group that would overrun the budget ends the walk.
+    Always kept: the newest group and (with ``keep_newest_user``) the newest real user message
+    with what follows it. Wanted while the budget allows, and beyond it unless a single group
+    alone overruns the budget: ``min_messages`` messages and ``min_user_messages`` real user
+    messages (as many as exist after the head).
     """
-    newest_user = next(
-        (i for i in range(len(messages) - 1, -1, -1) if is_real_user_message(messages[i])), None
-    )
+    users_after_head = [i for i in range(head, len(messages)) if is_real_user_message(messages[i])]
+    newest_user = users_after_head[-1] if users_after_head and keep_newest_user else None
+    min_users = min(min_user_messages, len(users_after_head))
     start = len(messages)
     used = held = users = 0
     for group in reversed(groups):
         if group.start < head:
             break
         group_cost = sum(costs[group.start : group.end])
-        required = (
-            start == len(messages)
-            or held < min_messages
-            or users < min_user_messages
-            or (newest_user is not None and start > newest_user)
-        )
-        if not required and used + group_cost > budget_tokens:
+        must = start == len(messages) or (newest_user is not None and start > newest_user)
+        wanted = held < min_messages or users < min_users
+        over = used + group_cost > budget_tokens
+        if not must and over and (not wanted or group_cost > budget_tokens):
             break
         start = group.start
         used += group_cost
@@ -93,7 +93,11 @@ def choose_window(
     min_messages: int,
     min_user_messages: int,
 ) -> Window | None:
-    """The head/tail split, or ``None`` when the middle would be empty (nothing to compress)."""
+    """The head/tail split, or ``None`` when the middle would be empty (nothing to compress).
+
+    When the newest real user message is so old that keeping it in the tail leaves nothing to
+    compress (one request followed by hundreds of tool rounds), it is kept in the head instead.
+    """
     head = head_end(messages, groups, protect_first_n)
     tail = tail_start(
         messages,
@@ -104,6 +108,42 @@ def choose_window(
         min_messages=min_messages,
         min_user_messages=min_user_messages,
     )
-    if tail <= head:
+    if tail > head:
+        return _settled(messages, groups, Window(head, tail))
+    newest_user = next(
+        (i for i in range(len(messages) - 1, head - 1, -1) if is_real_user_message(messages[i])),
+        None,
+    )
+    if newest_user is None:
         return None
-    return Window(head_end=head, tail_start=tail)
+    head = next(g.end for g in groups if g.start <= newest_user < g.end)
+    tail = tail_start(
+        messages,
+        groups,
+        costs,
+        head=head,
+        budget_tokens=budget_tokens,
+        min_messages=min_messages,
+        min_user_messages=0,
+        keep_newest_user=False,
+    )
+    return _settled(messages, groups, Window(head, tail)) if tail > head else None
+
+
+def _settled(
+    messages: Sequence[Mapping[str, Any]], groups: Sequence[TurnGroup], window: Window
+) -> Window:
+    """Move the head boundary back, group by group, until a summary can stand between head and
+    tail without being merged into a real user message (which must stay verbatim)."""
+    any_user = any(is_real_user_message(m) for m in messages)
+    head = window.head_end
+    following = messages[window.tail_start]
+    while is_real_user_message(following):
+        previous = messages[head - 1] if head else None
+        if summary_role(previous, following, any_user=any_user) is not None:
+            break
+        group = next((g for g in groups if g.end == head), None)
+        if group is None or group.kind == "system":
+            break
+        head = group.start
+    return Window(head, window.tail_start)
