@@ -26,16 +26,16 @@ from hermes_core.compression.invariants import check_invariants
 from hermes_core.compression.proactive import proactive_step
 from hermes_core.compression.prune import prune_tool_results
 from hermes_core.compression.result import (
-    CompressionEvent,
     CompressionResult,
     EventSink,
 )
 from hermes_core.compression.summary_step import SummaryStep, previous_summary, summarize_step
+from hermes_core.compression.trigger import CompressionTrigger
 from hermes_core.compression.window import Window, choose_window
-from hermes_core.errors import ConfigError, InvalidMessages
+from hermes_core.errors import InvalidMessages
 from hermes_core.messages import is_real_user_message, turn_groups
 from hermes_core.settings import Settings
-from hermes_core.tokens import REPLY_PRIMING, RunningTokenCount, get_counter, message_tokens
+from hermes_core.tokens import REPLY_PRIMING
 from hermes_core.types import SummaryContext
 from hermes_core.validation import validate_messages
 
@@ -43,12 +43,13 @@ log = logging.getLogger("hermes_context.compression")
 Message = dict[str, Any]
 
 
-class Compressor:
+class Compressor(CompressionTrigger):
     """Keeps one conversation under its token budget; holds the anti-thrash state.
 
     ``summarizer``: ``None``/``"auto"`` (the configured LLM when there is one, else the
     deterministic fallback), ``"llm"``, ``"fallback"`` (never calls a network), or a
     function ``(messages, previous_summary, budget_tokens, context) -> str``.
+    ``unreachable_falls_back`` turns the network-unreachable abort into the fallback summary.
     """
 
     def __init__(
@@ -64,89 +65,23 @@ class Compressor:
         on_event: EventSink | None = None,
         unreachable_falls_back: bool = False,
     ) -> None:
-        self.settings = _as_settings(config)
-        self.model = model or self.settings.model.name or None
-        self.context_length = context_length
-        comp = self.settings.compression
-        try:
-            self._threshold = policy.resolve_threshold(
-                context_length=context_length,
-                max_tokens=max_tokens,
-                model=self.model,
-                threshold=comp.threshold,
-                model_thresholds=comp.model_thresholds,
-                threshold_tokens=comp.threshold_tokens,
-            )
-        except ValueError as exc:
-            raise ConfigError(f"cannot compress with this window: {exc}") from None
-        self.unreachable_falls_back = unreachable_falls_back
-        self.counter = get_counter(self.model, self.settings.model.tokenizer)
+        settings = _as_settings(config)
+        super().__init__(
+            settings,
+            context_length=context_length,
+            max_tokens=max_tokens,
+            model=model,
+            clock=clock,
+            on_event=on_event,
+        )
         if hooks is None:
-            mode: SummarizerMode = "auto"
-            custom = None
-            if callable(summarizer):
-                custom = summarizer
-            elif summarizer is not None:
-                mode = summarizer
-            hooks = standalone_hooks(self.settings, mode, summarize=custom)
+            custom = summarizer if callable(summarizer) else None
+            mode: SummarizerMode = summarizer if isinstance(summarizer, str) else "auto"
+            hooks = standalone_hooks(settings, mode, summarize=custom)
         self.hooks = hooks
-        self.guard = policy.CompressionGuard(clock=clock)
-        self.on_event = on_event
+        self.unreachable_falls_back = unreachable_falls_back
         self.compactions = 0
         self.previous_summary: str | None = None
-        self.last_prompt_tokens: int | None = None
-        self.running = RunningTokenCount(
-            self.counter, image_tokens=self.settings.compression.image_tokens
-        )
-
-    # --- the trigger ---------------------------------------------------------------------
-
-    @property
-    def threshold_tokens(self) -> int:
-        return self._threshold.tokens
-
-    @property
-    def threshold_provenance(self) -> list[str]:
-        return list(self._threshold.provenance)
-
-    def count(self, messages: Sequence[Mapping[str, Any]]) -> int:
-        """Prompt tokens of ``messages`` with the one cost function (cached by content)."""
-        image = self.settings.compression.image_tokens
-        total = sum(message_tokens(m, self.counter, image_tokens=image) for m in messages)
-        return total + REPLY_PRIMING if messages else 0
-
-    def observe(self, messages: Sequence[Mapping[str, Any]]) -> int:
-        """The prompt-token count of ``messages`` for the trigger: anchored on the last real
-        usage, and O(new messages) when the list only grew since the last call."""
-        self.last_prompt_tokens = self.running.observe(messages)
-        return self.last_prompt_tokens
-
-    def should_compress(self, prompt_tokens: int | None = None) -> tuple[bool, str | None]:
-        """Whether to compress now, and why not when over the threshold but blocked.
-
-        Without ``prompt_tokens`` it uses the last figure from :meth:`observe` or
-        :meth:`update_from_usage`."""
-        tokens = prompt_tokens if prompt_tokens is not None else self.last_prompt_tokens or 0
-        enabled = self.settings.compression.enabled
-        go, reason = self.guard.should_compress(tokens, self.threshold_tokens, enabled=enabled)
-        if not go and enabled:
-            warning = self.guard.warning_due(tokens, self.threshold_tokens)
-            if warning:
-                self._emit("compression_blocked", reason=warning, tokens=tokens)
-        return go, reason
-
-    def update_from_usage(
-        self, usage: Mapping[str, Any], messages: Sequence[Mapping[str, Any]] | None = None
-    ) -> None:
-        """Real ``usage.prompt_tokens`` from the API: judges the last compaction (anti-thrash)
-        and, given the ``messages`` that were sent, anchors the running count on it."""
-        prompt = usage.get("prompt_tokens")
-        if isinstance(prompt, bool) or not isinstance(prompt, int) or prompt < 0:
-            return
-        self.last_prompt_tokens = prompt
-        if messages is not None:
-            self.running.anchor(prompt, messages)
-        self.guard.record_usage(prompt, self.threshold_tokens)
 
     # --- the pipeline --------------------------------------------------------------------
 
@@ -357,10 +292,6 @@ class Compressor:
         total = sum(known.get(id(m)) or self._cost(m) for m in messages)
         return total + REPLY_PRIMING if messages else 0
 
-    def _cost(self, message: Mapping[str, Any]) -> int:
-        image = self.settings.compression.image_tokens
-        return message_tokens(message, self.counter, image_tokens=image)
-
     def _summarize(
         self, source: list[Message], working: list[Message], window: Window
     ) -> SummaryStep:
@@ -415,14 +346,6 @@ class Compressor:
             archived=list(archived or []),
             stats=stats,
         )
-
-    def _emit(self, event_kind: Any, /, **data: Any) -> None:
-        if self.on_event is None:
-            return
-        try:
-            self.on_event(CompressionEvent(event_kind, data))
-        except Exception:
-            log.warning("compression event callback failed", exc_info=True)
 
 
 def _prune_suffices(before: int, after: int, threshold: int, tail_budget: int) -> bool:
