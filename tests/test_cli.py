@@ -133,6 +133,8 @@ def test_config_show_with_sources(
     assert re.search(rf"compression.threshold: 0.6\s+# file \({re.escape(str(config))}:2\)", out)
     assert re.search(r"memory.nudge_interval: 4\s+# environment \(HERMES__MEMORY__NUDGE", out)
     assert re.search(r"compression.enabled: true\s+# default", out)
+    assert "# compression trigger: window 128,000 tokens; threshold 0.60 from config" in out
+    assert out.rstrip().endswith("trigger at 96,000 tokens")
     code, out, _err = run(capsys, "config", "show", "--json")
     rows = {r["key"]: r for r in json.loads(out)["settings"]}
     assert rows["compression.threshold"]["value"] == 0.6

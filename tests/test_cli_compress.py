@@ -63,6 +63,7 @@ def test_compress_to_file_with_report_on_stderr(
     )
     assert code == 0 and stdout == ""
     assert stderr.startswith("compressed: 129 -> ") and "summarizer: fallback" in stderr
+    assert "threshold: window 32,000 tokens;" in stderr and "trigger at 24,000 tokens" in stderr
     messages = json.loads(out.read_text())
     assert sum(1 for m in messages if m.get("_compressed_summary")) == 1
     assert main(["validate", str(out)]) == 0

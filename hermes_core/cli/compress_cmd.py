@@ -86,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
         host.close()
     progress.done()
     report = result.report()
+    provenance = result.stats.get("threshold_provenance") or []
     if args.out:
         write_transcript(result.messages, args.out)
     else:
@@ -94,11 +95,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
-        print(_report_text(report, args.out), file=sys.stderr)
+        print(_report_text(report, args.out, provenance), file=sys.stderr)
     return EXIT_INPUT if result.status == "aborted" else EXIT_OK
 
 
-def _report_text(report: dict[str, Any], out: str | None) -> str:
+def _report_text(report: dict[str, Any], out: str | None, provenance: list[str]) -> str:
     passes = ", ".join(f"{k} {v}" for k, v in report["passes"].items()) or "none"
     lines = [
         f"{report['status']}: {report['messages_before']:,} -> {report['messages_after']:,} "
@@ -107,6 +108,8 @@ def _report_text(report: dict[str, Any], out: str | None) -> str:
         f"summarizer: {report['summarizer'] or '-'}; passes: {passes}; "
         f"counter: {report['token_counter']}; {report['duration_ms']:.0f} ms",
     ]
+    if provenance:
+        lines.append("threshold: " + "; ".join(provenance))
     if report["reason"]:
         lines.append(f"reason: {report['reason']}")
     if out:

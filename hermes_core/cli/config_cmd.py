@@ -6,7 +6,7 @@ import argparse
 import json
 
 from hermes_core.cli.common import EXIT_OK, EXIT_USAGE, CommandError, load, open_host
-from hermes_core.config import render_value
+from hermes_core.config import LoadedConfig, render_value
 
 
 def register(
@@ -42,7 +42,25 @@ def run_show(args: argparse.Namespace) -> int:
     for key, value, source in rows:
         text = f"{key}: {render_value(value)}"
         print(f"{text.ljust(width)}  # {source}")
+    print("# compression trigger: " + "; ".join(_trigger_provenance(loaded)))
     return EXIT_OK
+
+
+def _trigger_provenance(loaded: LoadedConfig) -> list[str]:
+    """How ``threshold_tokens`` follows from these settings, step by step (spec 10 §3)."""
+    from hermes_core.compression.policy import from_settings
+
+    model = loaded.settings.model
+    try:
+        threshold = from_settings(
+            loaded.settings.compression,
+            context_length=model.context_length,
+            max_tokens=model.max_tokens,
+            model=model.name or None,
+        )
+    except ValueError as exc:
+        return [f"cannot be computed: {exc}"]
+    return list(threshold.provenance)
 
 
 def run_check(args: argparse.Namespace) -> int:
