@@ -127,6 +127,11 @@ class Compressor(CompressionTrigger):
         self._emit("compression_started", tokens=before)
         try:
             result = self._run(source, costs, before, stats, force=force)
+            for attempt in range(1, self.settings.compression.max_attempts):
+                if result.status != "compressed" or result.reason is None:
+                    break  # done, or not the "still over the threshold" case
+                # retry with half the tail budget: the tail is what kept it over
+                result = self._run(source, costs, before, stats, force=force, shrink=attempt)
         except Exception as exc:
             log.warning("compression failed, input kept: %s", exc, exc_info=True)
             self._emit("compression_failed", layer="internal", reason=str(exc))
@@ -151,6 +156,7 @@ class Compressor(CompressionTrigger):
         stats: dict[str, Any],
         *,
         force: bool,
+        shrink: int = 0,
     ) -> CompressionResult:
         comp = self.settings.compression
         groups = turn_groups(source)
@@ -159,6 +165,7 @@ class Compressor(CompressionTrigger):
         real_budget = policy.tail_budget(
             self.threshold_tokens, self.context_length, comp.target_ratio
         )
+        real_budget >>= shrink  # retries (compression.max_attempts) halve the tail budget
         budget = int(real_budget / ratio)  # the walk adds our own per-message costs
         window = choose_window(
             source,

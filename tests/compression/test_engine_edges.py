@@ -240,3 +240,23 @@ def test_proactive_pruning_respects_the_master_switch() -> None:
 def test_impossible_window_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="cannot compress with this window"):
         Compressor(None, context_length=4_096, max_tokens=5_000)
+
+
+def test_retries_halve_the_tail_budget_when_still_over() -> None:
+    """A tail of big recent turns keeps one pass over the threshold; max_attempts retries with
+    a smaller tail budget until it fits."""
+    messages = [{"role": "system", "content": "s"}]
+    for i in range(12):
+        messages.append({"role": "user", "content": f"question {i} " + "detail " * 450})
+        messages.append({"role": "assistant", "content": f"answer {i} " + "because " * 450})
+    one = estimate()
+    one.compression.max_attempts = 1
+    single = Compressor(one, context_length=8_192, summarizer="fallback").compress(
+        messages, force=True
+    )
+    retried = Compressor(estimate(), context_length=8_192, summarizer="fallback")
+    result = retried.compress(messages, force=True)
+    assert single.reason and "still over the threshold" in single.reason
+    assert result.tokens_after < retried.threshold_tokens <= single.tokens_after
+    assert result.reason is None
+    assert validate_messages(result.messages) == []
