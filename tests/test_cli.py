@@ -18,15 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "coding-session.json"
 
 
-@pytest.fixture(autouse=True)
-def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.setenv("HERMES_HOME", str(home))
-    for name in list(os.environ):
-        if name.startswith("HERMES__"):
-            monkeypatch.delenv(name)
-    return home
+pytestmark = pytest.mark.usefixtures("isolated_home")
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
