@@ -173,12 +173,38 @@ def _text_anchors(acc: _Collector, text: str, *, paths: bool = True) -> None:
         acc.add("identifiers", ident)
 
 
+# Every error-line pattern above needs one of these fragments: lines without any are skipped
+# in C (one regex scan) instead of being looped over in Python.
+_ERROR_HINT = re.compile(
+    r"rror|ERR|xception|ailure|ault|FAILED|atal|FATAL|panic|exit [1-9]|failed"
+    r"|command not found|No such file|Permission denied"
+)
+
+
+def _hinted_lines(text: str) -> list[str]:
+    """The lines of ``text`` that contain an error hint, in order, each once."""
+    lines: list[str] = []
+    end = -1
+    for match in _ERROR_HINT.finditer(text):
+        if match.start() <= end:
+            continue  # another hint on a line already taken
+        start = text.rfind("\n", 0, match.start()) + 1
+        end = text.find("\n", match.end())
+        end = len(text) if end < 0 else end
+        lines.append(text[start:end])
+    return lines
+
+
 def _error_lines(text: str) -> list[str]:
     """Error lines of tool output: exception lines (a traceback's last line), ``FAILED``,
     ``error:``, compiler and test-summary lines."""
     out: list[str] = []
     in_traceback = False
-    for raw in text.splitlines():
+    if "Traceback (most recent call last)" in text:
+        candidates = text.splitlines()  # the line after a traceback needs its context
+    else:
+        candidates = _hinted_lines(text)
+    for raw in candidates:
         line = raw.strip()[:1000]
         if not line:
             continue
