@@ -177,7 +177,7 @@ class Compressor(CompressionTrigger):
             min_user_messages=comp.min_tail_user_messages,
         )
         if window is None:
-            self.guard.record_nothing_to_compress()
+            self.nothing_to_compress(int(tokens_before * ratio))
             reason = "nothing to compress: every message is in the protected head or tail"
             return self._result(
                 source, "unchanged", reason, tokens_before=tokens_before, stats=stats

@@ -365,6 +365,11 @@ class CompressionGuard:
         self._backoff_until = self._clock() + NOTHING_TO_COMPRESS_BACKOFF_S
         self._new_period_if_blocked(was_blocked)
 
+    def end_backoff(self) -> None:
+        """The transcript grew enough since "nothing to compress" that trying again is new work
+        (ours: otherwise a growing transcript can outrun its window during the backoff)."""
+        self._backoff_until = None
+
     def _new_period_if_blocked(self, was_blocked: bool) -> None:
         if not was_blocked and self.blocked_reason() is not None:
             self._warned = False

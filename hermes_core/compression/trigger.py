@@ -18,6 +18,8 @@ from hermes_core.settings import Settings
 from hermes_core.tokens import REPLY_PRIMING, RunningTokenCount, get_counter, message_tokens
 
 log = logging.getLogger("hermes_context.compression")
+#: "Nothing to compress" backs off for 300 s, or until the transcript grows this much.
+GROWTH_ENDS_BACKOFF = 1.25
 
 
 class CompressionTrigger:
@@ -53,6 +55,12 @@ class CompressionTrigger:
         self.on_event = on_event
         self.last_prompt_tokens: int | None = None
         self.running = RunningTokenCount(self.counter, image_tokens=comp.image_tokens)
+        self._nothing_at: int | None = None  # tokens when "nothing to compress" last happened
+
+    def nothing_to_compress(self, tokens: int) -> None:
+        """Back off (spec 10 §6), until the transcript grows by a quarter."""
+        self.guard.record_nothing_to_compress()
+        self._nothing_at = max(tokens, 1)
 
     @property
     def threshold_tokens(self) -> int:
@@ -81,6 +89,9 @@ class CompressionTrigger:
         :meth:`update_from_usage`."""
         tokens = prompt_tokens if prompt_tokens is not None else self.last_prompt_tokens or 0
         enabled = self.settings.compression.enabled
+        if self._nothing_at is not None and tokens >= self._nothing_at * GROWTH_ENDS_BACKOFF:
+            self.guard.end_backoff()  # grown by a quarter since: that is new work to compress
+            self._nothing_at = None
         go, reason = self.guard.should_compress(tokens, self.threshold_tokens, enabled=enabled)
         if not go and enabled:
             warning = self.guard.warning_due(tokens, self.threshold_tokens)

@@ -226,12 +226,14 @@ def test_three_successive_compactions_update_the_summary() -> None:
 def test_nothing_to_compress_backs_off() -> None:
     tiny = [
         {"role": "system", "content": "s"},
-        {"role": "user", "content": "hello " * 2000},
+        {"role": "user", "content": "hello " * 4000},
     ]
     compressor = Compressor(None, context_length=4_096, summarizer="fallback")
     result = compressor.compress(tiny, force=True)
     assert result.status == "unchanged" and "nothing to compress" in (result.reason or "")
-    go, reason = compressor.should_compress(10**9)
+    tokens = compressor.count(tiny)
+    assert tokens >= compressor.threshold_tokens
+    go, reason = compressor.should_compress(tokens)  # the same transcript: no new work
     assert not go and reason and "nothing to compress" in reason
 
 

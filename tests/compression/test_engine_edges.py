@@ -260,3 +260,19 @@ def test_retries_halve_the_tail_budget_when_still_over() -> None:
     assert result.tokens_after < retried.threshold_tokens <= single.tokens_after
     assert result.reason is None
     assert validate_messages(result.messages) == []
+
+
+def test_nothing_to_compress_backoff_ends_when_the_transcript_grows() -> None:
+    clock = [1000.0]
+    compressor = Compressor(
+        estimate(), context_length=4_096, summarizer="fallback", clock=lambda: clock[0]
+    )
+    tiny = [{"role": "system", "content": "s"}, {"role": "user", "content": "hello " * 3000}]
+    assert compressor.compress(tiny).status == "unchanged"
+    tokens = compressor.count(tiny)
+    assert compressor.should_compress(tokens)[0] is False  # backing off
+    grown = [*tiny, {"role": "assistant", "content": "ok"}, *rounds(40)]
+    grown.append({"role": "user", "content": "next"})
+    assert compressor.count(grown) >= tokens * 1.25
+    assert compressor.should_compress(compressor.count(grown))[0] is True  # new work: try again
+    assert compressor.compress(grown).status in ("compressed", "pruned")
