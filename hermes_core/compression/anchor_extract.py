@@ -31,6 +31,7 @@ from hermes_core.compression.anchor_scan import (
     _text_anchors,
     _words,
 )
+from hermes_core.compression.tool_results import loads_shared
 from hermes_core.messages import is_real_user_message, message_text, tool_name_for_results
 from hermes_core.redact import redact
 
@@ -79,7 +80,7 @@ def _parse_json(text: str) -> Any:
     if len(text) > _MAX_JSON or text.lstrip()[:1] not in ("{", "["):
         return None
     try:
-        return json.loads(text)
+        return loads_shared(text)
     except (ValueError, RecursionError):
         return None
 

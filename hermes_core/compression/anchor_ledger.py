@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Final
 
 from hermes_core.redact import redact
@@ -54,7 +55,12 @@ def _cut_head(text: str, n: int) -> str:
 
 def _clean(text: str, limit: int) -> str:
     """One redacted line of at most ``limit`` characters (redacted before any cut)."""
-    text = redact(_WS.sub(" ", _cut_head(text, 8 * limit))).strip()
+    return _clean_head(_cut_head(text, 8 * limit), limit)
+
+
+@lru_cache(maxsize=4096)  # the same path or command is added many times over a transcript
+def _clean_head(text: str, limit: int) -> str:
+    text = redact(_WS.sub(" ", text)).strip()
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import Final
 
 from hermes_core.compression.anchor_ledger import (
@@ -110,11 +111,22 @@ def _tails(path: str) -> list[str]:
     return ["/".join(parts[k:]) for k in range(1, len(parts))]
 
 
+# A path token holds one of these (a bare name such as ``Makefile`` ends in "file"): tokens
+# without any are skipped in C by :data:`_PATH_TOKEN` instead of being tried one by one.
+_SEP = r"\s\"'`()\[\]{}<>,;|=*"
+_PATH_TOKEN = re.compile(rf"(?<![^{_SEP}])[^{_SEP}]*(?:[./\\]|file)[^{_SEP}]*")
+
+
 def _as_path(token: str) -> str | None:
     """``token`` as a file path, or None: URLs, versions, fractions, dates and dotted names
     are refused; ``pkg/mod.py:12`` and pytest node ids lose their suffix."""
     if not 2 <= len(token) <= 500 or "://" in token:
         return None
+    return _short_as_path(token)
+
+
+@lru_cache(maxsize=8192)  # tokens repeat across a transcript; keys are at most 500 characters
+def _short_as_path(token: str) -> str | None:
     token = _LINE_SUFFIX.sub("", token.lstrip(":").split("::", 1)[0].rstrip(".,:;!?"))
     token = token.rstrip(".,:;!?")
     if not any(c.isalpha() for c in token):
@@ -158,7 +170,7 @@ def _text_anchors(acc: _Collector, text: str, *, paths: bool = True) -> None:
     for match in _URL.finditer(text):
         _add_url(acc, match.group())
     rest = _URL.sub(" ", text)
-    for token in _SPLIT.split(_TAG.sub(" ", rest)) if paths else ():
+    for token in _PATH_TOKEN.findall(_TAG.sub(" ", rest)) if paths else ():
         if path := _as_path(token):
             acc.add("paths", path, mention=True)
     found: list[tuple[int, str]] = [(m.start(), m.group()) for m in _ISSUE.finditer(rest)]
@@ -175,24 +187,17 @@ def _text_anchors(acc: _Collector, text: str, *, paths: bool = True) -> None:
 
 # Every error-line pattern above needs one of these fragments: lines without any are skipped
 # in C (one regex scan) instead of being looped over in Python.
-_ERROR_HINT = re.compile(
+_ERROR_HINTS: Final = (
     r"rror|ERR|xception|ailure|ault|FAILED|atal|FATAL|panic|exit [1-9]|failed"
     r"|command not found|No such file|Permission denied"
 )
+#: A whole line holding a hint (no hint spans a newline), found in one C scan.
+_HINTED_LINE = re.compile(rf"^[^\n]*(?:{_ERROR_HINTS})[^\n]*", re.M)
 
 
 def _hinted_lines(text: str) -> list[str]:
     """The lines of ``text`` that contain an error hint, in order, each once."""
-    lines: list[str] = []
-    end = -1
-    for match in _ERROR_HINT.finditer(text):
-        if match.start() <= end:
-            continue  # another hint on a line already taken
-        start = text.rfind("\n", 0, match.start()) + 1
-        end = text.find("\n", match.end())
-        end = len(text) if end < 0 else end
-        lines.append(text[start:end])
-    return lines
+    return _HINTED_LINE.findall(text)
 
 
 def _error_lines(text: str) -> list[str]:

@@ -12,11 +12,11 @@ rendered by :meth:`AnchorLedger.render` with its own bound, so the whole text is
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Final
 
 from hermes_core.compression.anchor_extract import ask_text
@@ -26,6 +26,7 @@ from hermes_core.compression.anchors import (
     extract_anchors,
     split_summary,
 )
+from hermes_core.compression.tool_results import loads_shared
 from hermes_core.messages import is_real_user_message, message_text, tool_name_for_results
 from hermes_core.redact import redact
 
@@ -56,7 +57,12 @@ def _clip(text: Any, limit: int) -> str:
     """One redacted line of at most ``limit`` characters."""
     if not isinstance(text, str):
         return ""
-    line = redact(_WS.sub(" ", text[: 8 * limit + 64])).strip()
+    return _clip_str(text[: 8 * limit + 64], limit)
+
+
+@lru_cache(maxsize=4096)
+def _clip_str(text: str, limit: int) -> str:
+    line = redact(_WS.sub(" ", text)).strip()
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
@@ -75,7 +81,7 @@ def _arguments(raw: Any) -> Mapping[str, Any]:
         return raw
     if isinstance(raw, str) and len(raw) <= 400_000:
         try:
-            parsed = json.loads(raw)
+            parsed = loads_shared(raw)
         except (ValueError, RecursionError):
             return {}
         return parsed if isinstance(parsed, Mapping) else {}
@@ -107,7 +113,7 @@ def _failed(text: str) -> bool:
     if not head.startswith("{") or len(text) > 400_000:
         return False
     try:
-        data = json.loads(text)
+        data = loads_shared(text)
     except (ValueError, RecursionError):
         return False
     if not isinstance(data, Mapping):

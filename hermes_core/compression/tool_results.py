@@ -105,13 +105,49 @@ def _first_list(data: Any, *keys: str) -> list[Any] | None:
     return None
 
 
+#: Parsed JSON of recent tool results and call arguments, keyed by the exact string: pruning's
+#: one-line summaries, the fallback digest and the anchor scan all read the same strings.
+#: Bounded by entries and by the characters of the keys; the oldest go first.
+_PARSED: dict[str, Any] = {}
+_PARSED_MAX_ENTRIES: Final = 4096
+_PARSED_MAX_CHARS: Final = 32_000_000
+_parsed_chars = [0]  # characters of the keys held
+_INVALID: Final = object()
+_MISSING: Final = object()
+
+
+def loads_shared(text: str) -> Any:
+    """``json.loads(text)``, memoised; raises ValueError (or RecursionError) as it does.
+
+    The value is shared between callers: it must be read, never mutated.
+    """
+    value = _PARSED.get(text, _MISSING)
+    if value is _INVALID:
+        raise ValueError("not JSON")
+    if value is not _MISSING:
+        return value
+    try:
+        value = json.loads(text)
+    except ValueError:  # RecursionError depends on the stack: never remembered
+        value = _INVALID
+    _PARSED[text] = value
+    _parsed_chars[0] += len(text)
+    while len(_PARSED) > _PARSED_MAX_ENTRIES or _parsed_chars[0] > _PARSED_MAX_CHARS:
+        oldest = next(iter(_PARSED))
+        _parsed_chars[0] -= len(oldest)
+        del _PARSED[oldest]
+    if value is _INVALID:
+        raise ValueError("not JSON")
+    return value
+
+
 def _parse(text: str) -> Any:
     """The result as JSON when it is a JSON object or array, else None (raw text)."""
     stripped = text.strip()
     if not stripped or stripped[0] not in "{[":
         return None
     try:
-        return json.loads(stripped)
+        return loads_shared(stripped)
     except (ValueError, RecursionError):
         return None
 
