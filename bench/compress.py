@@ -51,6 +51,7 @@ from hermes_core.compression.serialize import (  # noqa: E402
     MAX_SUMMARY_INPUT_CHARS,
     serialize_turns,
 )
+from hermes_core.compression.tool_results import clear_parse_cache  # noqa: E402
 from hermes_core.settings import Settings  # noqa: E402
 from hermes_core.tokens import default_cost_cache, get_counter  # noqa: E402
 
@@ -237,7 +238,7 @@ def _summary_sizes(summary: str | None, context_length: int) -> str:
 
 def _scaling(transcripts: list[Transcript], runs: int, large_runs: int) -> bool:
     print("\n1. compress() vs json.loads + json.dumps (estimate counter, fallback summariser,")
-    print(f"   context {CONTEXT:,}, force=True; medians; cold = cost cache cleared first,")
+    print(f"   context {CONTEXT:,}, force=True; medians; cold = cost and parse caches cleared,")
     print("   warm = second call on the same message objects)")
     header = (
         f"{'turns':>6}{'msgs':>7}{'MB':>7}{'runs':>5}{'json ms':>9}{'cold ms':>9}{'warm ms':>9}"
@@ -264,6 +265,7 @@ def _scaling(transcripts: list[Transcript], runs: int, large_runs: int) -> bool:
         statuses: set[str] = set()
         for _ in range(n):
             default_cost_cache().clear()
+            clear_parse_cache()
             for times in (cold, warm):
                 seconds, result = _timed(run)
                 times.append(seconds)
