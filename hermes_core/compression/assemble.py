@@ -14,6 +14,7 @@ from typing import Any
 
 from hermes_core.messages import is_real_user_message
 
+SYSTEM_ROLES = ("system", "developer")  # "developer" is the newer name of the same message
 SUMMARY_KEY = "_compressed_summary"
 SUMMARY_HAS_USER_TURN_KEY = "_compressed_summary_has_user_turn"
 MERGED_KEY = "_compressed_summary_merged"
@@ -98,7 +99,7 @@ def assemble(
     """``head + [summary] + tail``, with the system note appended once to a leading system."""
     rewritten: list[dict[str, Any]] = []
     head_out = list(head)
-    if head_out and head_out[0].get("role") == "system":
+    if head_out and head_out[0].get("role") in SYSTEM_ROLES:
         noted = _with_system_note(head_out[0])
         if noted is not head_out[0]:
             rewritten.append(head_out[0])

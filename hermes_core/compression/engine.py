@@ -15,7 +15,7 @@ from typing import Any
 
 from hermes_core.compression import policy
 from hermes_core.compression.anchors import DEFAULT_LEDGER_CHARS
-from hermes_core.compression.assemble import assemble, is_summary_message
+from hermes_core.compression.assemble import SYSTEM_ROLES, assemble, is_summary_message
 from hermes_core.compression.hooks import (
     CompressionHooks,
     SummarizeFn,
@@ -239,7 +239,7 @@ class Compressor(CompressionTrigger):
             ),
         )
         replaced = set(pruned.replaced) | set(window.middle)
-        if assembly.rewritten and head and head[0].get("role") == "system":
+        if assembly.rewritten and head and head[0].get("role") in SYSTEM_ROLES:
             replaced.add(0)
         if assembly.merged:
             replaced.add(window.tail_start)

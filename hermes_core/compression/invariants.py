@@ -11,7 +11,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_core.compression.assemble import is_summary_message, newest_real_user_index
+from hermes_core.compression.assemble import (
+    SYSTEM_ROLES,
+    is_summary_message,
+    newest_real_user_index,
+)
 from hermes_core.validation import validate_messages
 
 
@@ -40,9 +44,10 @@ def check_invariants(
     if before_valid:
         found = validate_messages(after, allow_pending_tool_calls=True)
         problems += [f"output not valid: {p}" for p in found[:5]]
-    if before and before[0].get("role") == "system":
+    if before and before[0].get("role") in SYSTEM_ROLES:
         original = before[0].get("content")
-        kept = after[0].get("content") if after and after[0].get("role") == "system" else None
+        same_role = after and after[0].get("role") == before[0].get("role")
+        kept = after[0].get("content") if same_role else None
         if not _extends(original, kept):
             problems.append("the system message did not stay at index 0 unchanged")
     newest = newest_real_user_index(before)

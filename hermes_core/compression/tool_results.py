@@ -26,6 +26,7 @@ _EXCEPTION_LINE = re.compile(
 )
 _ERROR_LINE = re.compile(
     r"(?i)^\s*(?:(?:error|fatal|panic)\b|npm err!)|\b(?:error|fatal)(?:\[\w+\])?: "
+    r"|^\S{1,40}: \*\*\* \[[^\]\n]{1,200}\] Error \d{1,5}"  # make: *** [all] Error 2
 )
 _LEADING_ERROR = re.compile(r"(?i)^\s*(?:error|failed|failure|exception|traceback|fatal)\b")
 _EXIT_IN_TEXT = re.compile(r"(?i)\bexit(?:ed)?(?: with)? (?:code|status)[:=]?\s*(-?\d+)")

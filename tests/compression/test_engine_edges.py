@@ -276,3 +276,21 @@ def test_nothing_to_compress_backoff_ends_when_the_transcript_grows() -> None:
     assert compressor.count(grown) >= tokens * 1.25
     assert compressor.should_compress(compressor.count(grown))[0] is True  # new work: try again
     assert compressor.compress(grown).status in ("compressed", "pruned")
+
+
+def test_a_leading_developer_message_gets_the_note_and_stays_first() -> None:
+    messages = [
+        {"role": "developer", "content": "You are a coding agent."},
+        {"role": "user", "content": "go"},
+        *rounds(40),
+        {"role": "user", "content": "next"},
+    ]
+    result = compress(
+        messages, context_length=8_192, config=estimate(), summarizer="fallback", force=True
+    )
+    assert result.status == "compressed"
+    first = result.messages[0]
+    assert first["role"] == "developer"
+    assert first["content"].startswith("You are a coding agent.")
+    assert "compacted into a handoff summary" in first["content"]
+    assert messages[0] in result.archived

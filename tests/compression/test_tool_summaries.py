@@ -374,3 +374,12 @@ def test_the_safety_net_is_not_what_keeps_it_total(
     clean = ts._flat(name, 48) or "tool"
     summary = ts._BY_FAMILY[tool_family(clean)](args, result, ts._parse(result), clean)
     assert summary.lead is not None
+
+
+def test_make_failure_without_an_exit_code_is_flagged() -> None:
+    out = summarize_tool_result(
+        "terminal", {"command": "make all"}, "cc -c x.c\nmake: *** [all] Error 2"
+    )
+    assert "FAILED: make: *** [all] Error 2" in out
+    clean = summarize_tool_result("terminal", {"command": "make all"}, "cc -c x.c\nbuilt x")
+    assert "FAILED" not in clean
