@@ -112,7 +112,7 @@ def _first_list(data: Any, *keys: str) -> list[Any] | None:
 #: Bounded by entries and by the characters of the keys; the oldest go first.
 _PARSED: dict[str, Any] = {}
 _PARSED_MAX_ENTRIES: Final = 4096
-_PARSED_MAX_CHARS: Final = 32_000_000
+_PARSED_MAX_CHARS: Final = 8_000_000  # parsed objects weigh several times their text
 _parsed_chars = [0]  # characters of the keys held
 _PARSED_LOCK: Final = threading.Lock()
 _INVALID: Final = object()
