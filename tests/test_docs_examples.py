@@ -45,4 +45,7 @@ def test_compression_page_examples_run(monkeypatch: pytest.MonkeyPatch) -> None:
     namespace: dict[str, object] = {}
     for block in blocks:
         exec(compile(block, "docs/compression.md", "exec"), namespace)
-    assert namespace["due"] in (True, False)
+    result = namespace["result"]
+    assert result.status == "compressed" and result.summarizer == "fallback"  # type: ignore[attr-defined]
+    assert namespace["originals"]  # the replaced messages came back in `archived`
+    assert namespace["compressor"].last_prompt_tokens == 20_000  # type: ignore[attr-defined]
