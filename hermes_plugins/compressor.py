@@ -1,8 +1,9 @@
 """The default compressor plugin: one-line tool summaries and the LLM summariser as hooks.
 
-Thin on purpose: the algorithms live in :mod:`hermes_core.compression`; this class only
-answers ``prune_tool_result`` and ``summarize_middle`` for the host, and runs last so any
-third-party pruner or summariser is asked first.
+Thin on purpose: the same functions serve ``hc.compress()`` without a host
+(:mod:`hermes_core.compression.hooks`); this class only answers ``prune_tool_result`` and
+``summarize_middle`` for the host, and runs last so any third-party pruner or summariser is
+asked first.
 """
 
 from __future__ import annotations
@@ -10,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_core.compression.summarizer import LLMSummarizer
-from hermes_core.compression.tool_summaries import summarize_tool_result
+from hermes_core.compression.hooks import builtin_prune, llm_summarize_fn
 from hermes_core.markers import hookimpl
 from hermes_core.plugins import PluginContext
 from hermes_core.types import SummaryContext
@@ -21,14 +21,13 @@ class CompressorPlugin:
     """Built-in ``compressor``: tool summaries always, the LLM when one is configured."""
 
     def __init__(self, context: PluginContext) -> None:
-        settings = context.settings
-        self._summarizer = LLMSummarizer(settings.auxiliary.compression, settings.model)
+        self._summarize = llm_summarize_fn(context.settings)
 
     @hookimpl(trylast=True)
     def prune_tool_result(
         self, tool_name: str, arguments: Mapping[str, Any], result: str, max_chars: int
     ) -> str | None:
-        return summarize_tool_result(tool_name, arguments, result, max_chars)
+        return builtin_prune(tool_name, arguments, result, max_chars)
 
     @hookimpl(trylast=True)
     def summarize_middle(
@@ -39,7 +38,6 @@ class CompressorPlugin:
         context: SummaryContext,
     ) -> str | None:
         """``None`` when no LLM is configured: the engine then writes the fallback summary."""
-        if not self._summarizer.available():
+        if self._summarize is None:
             return None
-        outcome = self._summarizer.summarize(list(messages), previous_summary, budget_tokens)
-        return outcome.text
+        return self._summarize(messages, previous_summary, budget_tokens, context)
