@@ -16,7 +16,8 @@ retention, on transcripts of 50 to 4,000 turns.
 
 The 50- and 200-turn transcripts are the repository's samples; larger ones are generated into
 ``--data-dir`` (default bench/out/, gitignored) by bench/gen_transcript.py when missing (slow:
-several minutes each). Exits 1 when time per message is not flat, the incremental
+several minutes each). Exits 1 when the warm call at 1,000 turns costs more than twice the
+JSON round trip, time per message is not flat, the incremental
 check is not O(new), a serialised middle exceeds the cap, or retention is under 95%.
 
 Usage: python bench/compress.py [--turns 50 200 1000 4000] [--data-dir DIR] [--skip-generate]
@@ -63,6 +64,7 @@ RETENTION_CONTEXTS = (32_000, 128_000)
 SUCCESSIVE_CONTEXT = 32_000
 SUCCESSIVE_COMPACTIONS = 5
 MIN_RETENTION = 0.95
+TARGET_RATIO = 2.0  # issue 3: compress() within 2x json.loads + json.dumps
 FLAT_LIMIT = 2.0
 INCREMENTAL_LIMIT = 0.05  # observe(+1) / full recount; an O(transcript) check would be ~1
 PATH_KEYS = frozenset({"path", "file_path", "file", "filename", "paths"})
@@ -248,6 +250,7 @@ def _scaling(transcripts: list[Transcript], runs: int, large_runs: int) -> bool:
     print("-" * len(header))
     settings = _settings()
     per_msg: dict[int, tuple[float, float]] = {}
+    ratios: dict[int, float] = {}  # warm compress / json round trip
     good = True
     for t in transcripts:
         n = runs if t.turns <= 1000 else large_runs
@@ -273,12 +276,20 @@ def _scaling(transcripts: list[Transcript], runs: int, large_runs: int) -> bool:
         cold_s, warm_s = statistics.median(cold), statistics.median(warm)
         msgs = len(t.messages)
         per_msg[t.turns] = (cold_s / msgs * 1e6, warm_s / msgs * 1e6)
+        ratios[t.turns] = warm_s / json_s
         good = good and statuses <= {"compressed"}
         print(
             f"{t.label:>6}{msgs:>7,}{len(t.raw.encode()) / 1e6:>7.2f}{n:>5}{json_s * 1e3:>9.1f}"
             f"{cold_s * 1e3:>9.1f}{warm_s * 1e3:>9.1f}{cold_s / json_s:>10.2f}"
             f"{warm_s / json_s:>10.2f}{per_msg[t.turns][0]:>12.1f}{per_msg[t.turns][1]:>12.1f}"
             f"  {','.join(sorted(statuses))}"
+        )
+    if 1000 in ratios:
+        within = ratios[1000] <= TARGET_RATIO
+        good = good and within
+        print(
+            f"warm compress / json round trip at 1,000 turns: {ratios[1000]:.2f}x"
+            f" (target at most {TARGET_RATIO:.0f}x): {'ok' if within else 'FAIL'}"
         )
     base = 200 if 200 in per_msg else min(per_msg, default=0)
     top = max(per_msg, default=0)
@@ -475,7 +486,7 @@ def main() -> int:
         print(f"  {t.label:>6} turns: {shown}")
 
     checks = {
-        "flat time per message": _scaling(transcripts, args.runs, args.large_runs),
+        "2x json, flat per message": _scaling(transcripts, args.runs, args.large_runs),
         "incremental check O(new)": _incremental(transcripts, args.incremental_runs),
         "summariser input cap": _input_cap(transcripts),
         "anchor retention (one-shot)": _one_shot(transcripts),

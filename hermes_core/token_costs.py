@@ -129,8 +129,16 @@ def _first(pair: tuple[str, Any]) -> str:
 
 
 def content_key(message: Mapping[Any, Any]) -> Any:
-    """The cache key of a message: its wire fields by content (``_`` keys ignored), not id()."""
-    return _freeze(dict(_wire_items(message)))
+    """The cache key of a message: its wire fields by content (``_`` keys ignored), not id().
+    Called for every message of every count, so string values skip :func:`_freeze`."""
+    items: list[tuple[str, Any]] = []
+    for key, value in message.items():
+        if isinstance(key, str) and key.startswith("_"):
+            continue
+        name = key if isinstance(key, str) else repr(key)
+        items.append((name, value if type(value) is str else _freeze(value)))
+    items.sort(key=_first)
+    return tuple(items)
 
 
 def _content_cost(content: Any, counter: TokenCounter, image_tokens: int) -> tuple[int, int]:

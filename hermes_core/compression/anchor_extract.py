@@ -28,6 +28,7 @@ from hermes_core.compression.anchor_scan import (
     _as_path,
     _Collector,
     _error_lines,
+    _NewestFirst,
     _text_anchors,
     _words,
 )
@@ -221,40 +222,70 @@ def _call_anchors(acc: _Collector, call: Any, commands: dict[str, str]) -> None:
     _arg_anchors(_Call(acc, tool, call.get("id"), commands), "", args)
 
 
-def extract_anchors(messages: Sequence[Mapping[str, Any]]) -> AnchorLedger:
-    """The ledger of a transcript slice (the compacted middle), items in first-seen order.
+def _blocks(messages: Sequence[Mapping[str, Any]]) -> list[range]:
+    """Spans of one message and the tool results after it: a call and its results together,
+    so a failing result can be labelled with its command whichever way the walk runs."""
+    starts = [i for i, m in enumerate(messages) if i == 0 or m.get("role") != "tool"]
+    ends = [*starts[1:], len(messages)] if starts else []
+    return [range(a, b) for a, b in zip(starts, ends, strict=True)]
+
+
+def _scan(
+    acc: _Collector, msg: Mapping[str, Any], names: Mapping[str, str], commands: dict[str, str]
+) -> None:
+    role, text = msg.get("role"), _window(message_text(msg))
+    if role != "tool":  # tool output is redacted item by item: it is most of the bytes
+        text = redact(text)
+    if ANCHOR_HEADER in text:
+        text, carried = split_summary(text)
+        for name, items in zip(_FIELDS, carried._lists(), strict=True):
+            for item in items:
+                acc.add(name, item)
+    if role == "user":
+        if is_real_user_message(msg) and (ask := ask_text(text)):
+            acc.add("asks", ask)
+        _user_commands(acc, text)
+        _add_errors(acc, _error_lines(text))
+        _text_anchors(acc, text)
+    elif role == "assistant":
+        _text_anchors(acc, text)
+        calls = msg.get("tool_calls")
+        for call in calls[:500] if isinstance(calls, list) else ():
+            _call_anchors(acc, call, commands)
+    elif role == "tool":
+        cid = msg.get("tool_call_id")
+        tool = (names.get(cid) if isinstance(cid, str) else None) or msg.get("name")
+        command = commands.get(cid) if isinstance(cid, str) else None
+        _result_anchors(acc, tool if isinstance(tool, str) else "tool", text, command)
+
+
+def extract_anchors(
+    messages: Sequence[Mapping[str, Any]], *, max_chars: int | None = None
+) -> AnchorLedger:
+    """The ledger of a transcript slice (the compacted middle), items oldest first; an item
+    seen more than once sits where it was last seen.
 
     Paths and commands come from tool-call arguments and the user's text; errors from tool
     results (and errors users paste); URLs and identifiers from text and short arguments;
     asks are the real user messages. A summary found in the slice hands on its own ledger.
+
+    The walk runs newest first. With ``max_chars`` (the bound the ledger will be rendered
+    with) it stops once the items found crowd every older path and command out of that
+    render (:meth:`AnchorLedger.crowds_out_older`), so a long middle costs what its newest
+    stretch costs; the other categories then come from that stretch alone.
     """
-    acc = _Collector()
     msgs = [m for m in messages if isinstance(m, Mapping)]
     names = tool_name_for_results(msgs)
-    commands: dict[str, str] = {}
-    for msg in msgs:
-        role, text = msg.get("role"), _window(message_text(msg))
-        if role != "tool":  # tool output is redacted item by item: it is most of the bytes
-            text = redact(text)
-        if ANCHOR_HEADER in text:
-            text, carried = split_summary(text)
-            for name, items in zip(_FIELDS, carried._lists(), strict=True):
-                for item in items:
-                    acc.add(name, item)
-        if role == "user":
-            if is_real_user_message(msg) and (ask := ask_text(text)):
-                acc.add("asks", ask)
-            _user_commands(acc, text)
-            _add_errors(acc, _error_lines(text))
-            _text_anchors(acc, text)
-        elif role == "assistant":
-            _text_anchors(acc, text)
-            calls = msg.get("tool_calls")
-            for call in calls[:500] if isinstance(calls, list) else ():
-                _call_anchors(acc, call, commands)
-        elif role == "tool":
-            cid = msg.get("tool_call_id")
-            tool = (names.get(cid) if isinstance(cid, str) else None) or msg.get("name")
-            command = commands.get(cid) if isinstance(cid, str) else None
-            _result_anchors(acc, tool if isinstance(tool, str) else "tool", text, command)
-    return acc.ledger()
+    found = _NewestFirst()
+    new_items = 0  # paths and commands found; the stop test runs each time this grows by 25%
+    next_check = 16
+    for block in reversed(_blocks(msgs)):
+        acc, commands = _Collector(), dict[str, str]()
+        for index in block:
+            _scan(acc, msgs[index], names, commands)
+        new_items += found.fold(acc)
+        if max_chars is not None and new_items >= next_check:
+            next_check = new_items + max(16, new_items // 4)
+            if found.crowds_out_older(max_chars):
+                break
+    return found.collector().ledger()

@@ -110,31 +110,8 @@ class AnchorLedger:
         the rest. A ``(N older omitted)`` line says what went.
         """
         cats = [_unique(items, name) for name, items in zip(_FIELDS, self._lists(), strict=True)]
-        start = [0] * len(cats)
-        kept = [sum(len(x) + 3 for x in items) for items in cats]
-
-        def cost(i: int) -> int:
-            if not cats[i] and not start[i]:
-                return 0
-            note = len(f"({start[i]} older omitted)") + 1 if start[i] else 0
-            return len(_LABELS[i]) + 1 + kept[i] + note
-
-        def total() -> int:
-            return len(ANCHOR_HEADER) + sum(cost(i) for i in range(len(cats)))
-
-        for group, floor in (((2, 3, 4, 5), 1), ((0, 1), 0), ((2, 3, 4, 5), 0)):
-            while total() > max_chars:
-                open_ = [i for i in group if len(cats[i]) - start[i] > floor]
-                if not open_:
-                    break
-                i = max(open_, key=lambda j: (kept[j], -j))
-                kept[i] -= len(cats[i][start[i]]) + 3
-                start[i] += 1
-        shown = [i for i in range(len(cats)) if start[i] < len(cats[i])]
-        while shown and total() > max_chars:  # labels and notes alone are too long
-            last = shown.pop()
-            cats[last], start[last], kept[last] = [], 0, 0
-        if not shown:
+        start = _plan(cats, max_chars)
+        if start is None:
             return ""
         lines = [ANCHOR_HEADER]
         for i in range(len(cats)):
@@ -144,6 +121,44 @@ class AnchorLedger:
                     lines.append(f"({start[i]} older omitted)")
                 lines.extend(f"- {item}" for item in cats[i][start[i] :])
         return "\n".join(lines)
+
+    def crowds_out_older(self, max_chars: int = DEFAULT_LEDGER_CHARS) -> bool:
+        """True when :meth:`render` would leave out at least one path and one command: an
+        older path or command could then never be shown (each category drops its oldest
+        first), which lets extraction stop walking back through a long middle."""
+        cats = [_unique(items, name) for name, items in zip(_FIELDS, self._lists(), strict=True)]
+        start = _plan(cats, max_chars)
+        return start is not None and start[0] > 0 and start[1] > 0
+
+
+def _plan(cats: list[list[str]], max_chars: int) -> list[int] | None:
+    """Per category, how many of its oldest items :meth:`AnchorLedger.render` leaves out; a
+    category that does not fit at all is emptied in ``cats``. None when nothing fits."""
+    start = [0] * len(cats)
+    kept = [sum(len(x) + 3 for x in items) for items in cats]
+
+    def cost(i: int) -> int:
+        if not cats[i] and not start[i]:
+            return 0
+        note = len(f"({start[i]} older omitted)") + 1 if start[i] else 0
+        return len(_LABELS[i]) + 1 + kept[i] + note
+
+    def total() -> int:
+        return len(ANCHOR_HEADER) + sum(cost(i) for i in range(len(cats)))
+
+    for group, floor in (((2, 3, 4, 5), 1), ((0, 1), 0), ((2, 3, 4, 5), 0)):
+        while total() > max_chars:
+            open_ = [i for i in group if len(cats[i]) - start[i] > floor]
+            if not open_:
+                break
+            i = max(open_, key=lambda j: (kept[j], -j))
+            kept[i] -= len(cats[i][start[i]]) + 3
+            start[i] += 1
+    shown = [i for i in range(len(cats)) if start[i] < len(cats[i])]
+    while shown and total() > max_chars:  # labels and notes alone are too long
+        last = shown.pop()
+        cats[last], start[last], kept[last] = [], 0, 0  # mutates the caller's list: render
+    return start if shown else None
 
 
 def split_summary(text: str) -> tuple[str, AnchorLedger]:

@@ -75,35 +75,79 @@ class _Collector:
 
     def __init__(self) -> None:
         self.items: dict[str, dict[str, None]] = {name: {} for name in _FIELDS}
-        self.mentions: set[str] = set()  # paths only named in text, never in a tool call
+        self.mentions: set[str] = set()  # paths named in text...
+        self.called: set[str] = set()  # ...and paths named in a tool call
 
     def add(self, name: str, value: str, *, mention: bool = False) -> None:
         clean = _clean(value, _ITEM_CHARS[name])
         bucket = self.items[name]
-        if name == "paths" and not mention:
-            self.mentions.discard(clean)
-        elif name == "paths" and clean not in bucket:
-            self.mentions.add(clean)
+        if name == "paths":
+            (self.mentions if mention else self.called).add(clean)
         if clean and clean not in bucket:
             bucket[clean] = None
             if len(bucket) > _MAX_ITEMS[name]:
                 del bucket[next(iter(bucket))]
 
     def ledger(self) -> AnchorLedger:
-        """The items; a relative path only mentioned in text ("locks.py", "../tmp/x.py") is
-        dropped when another listed path ends with it: that item already says it."""
+        """The items; a relative path only mentioned in text ("locks.py", "../tmp/x.py"),
+        never in a tool call, is dropped when another listed path ends with it: that item
+        already says it."""
         items = {name: list(bucket) for name, bucket in self.items.items()}
+        mentions = self.mentions - self.called
         tails: Counter[str] = Counter()
         for path in items["paths"]:
             tails.update(set(_tails(path)) | {path})
         items["paths"] = [
             p
             for p in items["paths"]
-            if p not in self.mentions
+            if p not in mentions
             or p.startswith("/")
             or tails[key := _DOTS.sub("", p)] <= (key == p or key in _tails(p))
         ]
         return AnchorLedger(**items)
+
+
+class _NewestFirst:
+    """Per-block collectors folded in newest block first: an item seen in several blocks takes
+    its newest place, and each category keeps its newest items up to its cap. Each block is
+    folded once, so the walk stays linear however often :meth:`collector` is asked for."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, set[str]] = {name: set() for name in _FIELDS}
+        self.chunks: dict[str, list[list[str]]] = {name: [] for name in _FIELDS}
+        self.mentions: set[str] = set()
+        self.called: set[str] = set()
+
+    def fold(self, block: _Collector) -> int:
+        """Add an older block's items; returns how many paths and commands were new."""
+        new = 0
+        for name in _FIELDS:
+            seen = self.seen[name]
+            room = _MAX_ITEMS[name] - len(seen)
+            fresh = [x for x in block.items[name] if x not in seen]
+            fresh = fresh[max(0, len(fresh) - room) :] if room > 0 else []
+            if fresh:
+                seen.update(fresh)
+                self.chunks[name].append(fresh)
+                new += len(fresh) if name in ("paths", "commands") else 0
+        self.mentions |= block.mentions
+        self.called |= block.called
+        return new
+
+    def crowds_out_older(self, max_chars: int) -> bool:
+        """Whether older blocks can no longer add a path or command to a render within
+        ``max_chars``. Paths only mentioned in text are left out of the test: fewer items can
+        only make it say False, so the walk errs on the side of reading more."""
+        lists = {name: [x for c in reversed(ch) for x in c] for name, ch in self.chunks.items()}
+        lists["paths"] = [p for p in lists["paths"] if p in self.called]
+        return AnchorLedger(**lists).crowds_out_older(max_chars)
+
+    def collector(self) -> _Collector:
+        out = _Collector()
+        for name, chunks in self.chunks.items():
+            out.items[name] = {x: None for chunk in reversed(chunks) for x in chunk}
+        out.mentions, out.called = set(self.mentions), set(self.called)
+        return out
 
 
 def _tails(path: str) -> list[str]:

@@ -183,6 +183,17 @@ class Compressor(CompressionTrigger):
                 source, "unchanged", reason, tokens_before=tokens_before, stats=stats
             )
         stats["window"] = {"head_end": window.head_end, "tail_start": window.tail_start}
+        use_llm = self.hooks.summarize is not None and self.guard.use_llm()
+        # the fallback reads the original middle: prune it only if pruning alone might do
+        unread = not use_llm and (
+            force
+            or not _prune_suffices(
+                int(tokens_before * ratio),
+                int(_untouched_tokens(source, costs) * ratio),
+                self.threshold_tokens,
+                real_budget,
+            )
+        )
         pruned = prune_tool_results(
             source,
             protect_from=window.tail_start,
@@ -190,6 +201,7 @@ class Compressor(CompressionTrigger):
             min_prune_chars=comp.min_prune_chars,
             tail_budget_tokens=budget,
             cost=self._cost,
+            skip=window.middle if unread else range(0),
         )
         stats["passes"] = dict(pruned.passes)
         working = pruned.messages
@@ -220,7 +232,7 @@ class Compressor(CompressionTrigger):
                 archived=archived,
                 tokens_after=tokens_pruned,
             )
-        summary = self._summarize(source, working, window)
+        summary = self._summarize(source, working, window, use_llm=use_llm)
         if summary.abort_reason is not None:
             self._emit("compression_failed", layer="abort", reason=summary.abort_reason)
             stats["passes"] = {}  # the pruning was discarded with everything else
@@ -300,7 +312,7 @@ class Compressor(CompressionTrigger):
         return total + REPLY_PRIMING if messages else 0
 
     def _summarize(
-        self, source: list[Message], working: list[Message], window: Window
+        self, source: list[Message], working: list[Message], window: Window, *, use_llm: bool
     ) -> SummaryStep:
         middle_original = source[window.middle.start : window.middle.stop]
         notes = self.hooks.pre_compress(middle_original)
@@ -321,6 +333,7 @@ class Compressor(CompressionTrigger):
             abort_on_failure=self.settings.compression.abort_on_summary_failure,
             max_ledger_chars=ledger_chars,
             unreachable_falls_back=self.unreachable_falls_back,
+            use_llm=use_llm,
         )
         if step.failure is not None and step.abort_reason is None:
             kind, detail = step.failure
@@ -353,6 +366,18 @@ class Compressor(CompressionTrigger):
             archived=list(archived or []),
             stats=stats,
         )
+
+
+def _untouched_tokens(messages: list[Message], costs: list[int]) -> int:
+    """A lower bound of the tokens left after pruning: the messages it never edits (no tool
+    result, no tool calls, no multi-part content that could hold an image)."""
+    return sum(
+        cost
+        for msg, cost in zip(messages, costs, strict=True)
+        if msg.get("role") != "tool"
+        and not msg.get("tool_calls")
+        and not isinstance(msg.get("content"), list)
+    )
 
 
 def _prune_suffices(before: int, after: int, threshold: int, tail_budget: int) -> bool:

@@ -285,7 +285,7 @@ def _fit(title: str, fixed: list[str], lines: list[str], cap: int) -> str:
 def _build(messages: Sequence[Any], previous_summary: str | None, max_chars: int) -> str:
     digest = _digest(messages)
     previous_prose, previous_ledger = split_summary(previous_summary or "")
-    current = extract_anchors(messages)
+    current = extract_anchors(messages, max_chars=DEFAULT_LEDGER_CHARS)
     ledger = previous_ledger.merge(current)
     calls = sum(digest.tools.values())
     preamble = (

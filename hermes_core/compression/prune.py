@@ -169,7 +169,7 @@ class _Summarizer:
 # --- the passes ---------------------------------------------------------------------------------
 
 
-def _dedup(edits: _Edits, protect_from: int, min_chars: int) -> None:
+def _dedup(edits: _Edits, protect_from: int, min_chars: int, skip: range = range(0)) -> None:
     """Pass 1: older copies of a result (``min_chars``+) become a note; the newest is kept."""
     seen: set[str] = set()  # Python hashes each string once; equal hashes are then compared
     for i in range(len(edits.messages) - 1, -1, -1):
@@ -178,13 +178,20 @@ def _dedup(edits: _Edits, protect_from: int, min_chars: int) -> None:
             continue
         if text not in seen:
             seen.add(text)
-        elif i < protect_from:
+        elif i < protect_from and i not in skip:
             edits.put(i, {**edits.messages[i], "content": DUPLICATE_NOTE}, "dedup")
 
 
-def _summaries(edits: _Edits, summarizer: _Summarizer, protect_from: int) -> None:
+def _edited(protect_from: int, skip: range) -> list[int]:
+    """The indices a pass may change: those before the tail, less the skipped span."""
+    return [i for i in range(protect_from) if i not in skip]
+
+
+def _summaries(
+    edits: _Edits, summarizer: _Summarizer, protect_from: int, skip: range = range(0)
+) -> None:
     """Pass 2: each long result before the tail becomes the pruner's one line."""
-    for i in range(protect_from):
+    for i in _edited(protect_from, skip):
         line = summarizer.line_for(i, edits.messages[i])
         if line is not None:
             edits.put(i, {**edits.messages[i], "content": line}, "summaries")
@@ -225,9 +232,9 @@ def shrink_arguments(raw: object) -> str | None:
     return shrunk if len(shrunk) < len(raw) else None
 
 
-def _arguments(edits: _Edits, protect_from: int) -> None:
+def _arguments(edits: _Edits, protect_from: int, skip: range = range(0)) -> None:
     """Pass 3: oversized call arguments before the tail keep their keys, lose their bulk."""
-    for i in range(protect_from):
+    for i in _edited(protect_from, skip):
         msg = edits.messages[i]
         calls = msg.get("tool_calls") if _role(msg) == "assistant" else None
         if not isinstance(calls, list):
@@ -297,16 +304,21 @@ def prune_tool_results(
     tail_budget_tokens: int | None = None,
     cost: Cost | None = None,
     max_summary_chars: int = 300,
+    skip: range = range(0),
 ) -> PruneResult:
     """Phase 1: strip historical images, then dedup, one-line summaries and argument cuts
     before ``protect_from``, then tail pressure when ``tail_budget_tokens`` and ``cost`` are
-    given. Messages from ``protect_from`` on are the protected tail."""
+    given. Messages from ``protect_from`` on are the protected tail.
+
+    ``skip`` is a span nobody will read in pruned form (a middle the fallback summarises from
+    the originals): its messages still count as newer copies for dedup but are not edited,
+    which saves a JSON parse of every tool result in it."""
     protect_from = max(0, min(protect_from, len(messages)))
     edits = _Edits(messages, images=True)
     summarizer = _Summarizer(_answered_calls(messages), prune, min_prune_chars, max_summary_chars)
-    _dedup(edits, protect_from, DEDUP_MIN_CHARS)
-    _summaries(edits, summarizer, protect_from)
-    _arguments(edits, protect_from)
+    _dedup(edits, protect_from, DEDUP_MIN_CHARS, skip)
+    _summaries(edits, summarizer, protect_from, skip)
+    _arguments(edits, protect_from, skip)
     if tail_budget_tokens is not None and cost is not None:
         _tail_pressure(edits, summarizer, protect_from, tail_budget_tokens, cost)
     return edits.result()

@@ -47,14 +47,19 @@ def summarize_step(
     abort_on_failure: bool,
     max_ledger_chars: int = DEFAULT_LEDGER_CHARS,
     unreachable_falls_back: bool = False,
+    use_llm: bool | None = None,
 ) -> SummaryStep:
     """Run the summariser (when allowed) and apply the failure ladder.
 
     ``unreachable_falls_back`` turns the network-unreachable abort into the fallback summary
-    (the command line's ``--summarizer auto``: "the LLM when reachable, else the fallback")."""
+    (the command line's ``--summarizer auto``: "the LLM when reachable, else the fallback").
+    ``use_llm`` is the caller's earlier decision (None: ask the guard now); when False,
+    ``middle`` is not read."""
     text: str | None = None
     failure: tuple[str, str] | None = None
-    if hooks.summarize is not None and guard.use_llm():
+    if use_llm is None:
+        use_llm = hooks.summarize is not None and guard.use_llm()
+    if use_llm and hooks.summarize is not None:
         try:
             text = hooks.summarize(middle, previous, budget_tokens, context)
             if text is not None:
@@ -99,5 +104,5 @@ def previous_summary(messages: Sequence[Mapping[str, Any]]) -> str | None:
 
 
 def _with_ledger(text: str, middle: Sequence[Mapping[str, Any]]) -> str:
-    ledger = extract_anchors(middle)
+    ledger = extract_anchors(middle, max_chars=DEFAULT_LEDGER_CHARS)
     return text if ledger.is_empty() else f"{text.strip()}\n\n{ledger.render()}"

@@ -326,9 +326,9 @@ def test_asks_are_real_user_messages_one_line() -> None:
     ]
     asks = extract_anchors(messages).asks
     assert len(asks) == 2
-    assert asks[0].startswith("Please fix the build word")
-    assert len(asks[0]) == 200
-    assert asks[1] == "part ask"
+    assert asks[0] == "part ask"  # the repeated ask sits where it was last seen
+    assert asks[1].startswith("Please fix the build word")
+    assert len(asks[1]) == 200
 
 
 def test_ask_of_a_user_turn_with_a_merged_summary() -> None:
@@ -752,3 +752,62 @@ def test_hostile_strings_finish_fast(text: str) -> None:
     guard_summary(text[:50_000], rendered, 100, count)
     elapsed = time.perf_counter() - start
     assert elapsed < 3.0, elapsed
+
+
+# --- the newest-first walk and its stop ------------------------------------------------------
+
+
+def _session(steps: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """A user ask, then one call per step: ("p", path) reads a file, ("c", cmd) runs a command."""
+    messages = [user("start")]
+    for i, (kind, value) in enumerate(steps):
+        cid = f"c{i}"
+        args = {"path": value} if kind == "p" else {"command": value}
+        messages.append(call("read_file" if kind == "p" else "terminal", cid, **args))
+        messages.append(result("ok", cid))
+    return messages
+
+
+_NAME = st.text("abcdefghij_", min_size=1, max_size=40)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    steps=st.lists(
+        st.one_of(
+            st.tuples(st.just("p"), _NAME.map(lambda n: f"src/{n}.py")),
+            st.tuples(st.just("c"), _NAME.map(lambda n: f"make {n}")),
+        ),
+        max_size=160,
+    ),
+    bound=st.sampled_from([300, 1000, 2500]),
+)
+def test_stopping_early_never_changes_the_paths_and_commands_shown(
+    steps: list[tuple[str, str]], bound: int
+) -> None:
+    """The walk stops once the newest items crowd out every older path and command; what the
+    render shows of those two categories is then exactly what the full walk would show."""
+    messages = _session(steps)
+    full = parse_anchor_section(extract_anchors(messages).render(bound))
+    early = parse_anchor_section(extract_anchors(messages, max_chars=bound).render(bound))
+    assert early.paths == full.paths
+    assert early.commands == full.commands
+
+
+def test_the_walk_stops_before_the_oldest_turns_of_a_long_middle() -> None:
+    old = [user("see https://old.example.com/first-page for the spec")]
+    steps = [
+        step
+        for i in range(600)
+        for step in (("p", f"src/pkg_{i:04d}/module.py"), ("c", f"pytest tests/test_{i:04d}.py"))
+    ]
+    messages = old + _session(steps)
+    assert "https://old.example.com/first-page" in extract_anchors(messages).urls
+    early = extract_anchors(messages, max_chars=DEFAULT_LEDGER_CHARS)
+    assert early.urls == []  # never reached: the newest turns already fill the ledger
+    assert 0 < len(early.paths) < 300 and 0 < len(early.commands) < 300
+
+
+def test_an_item_seen_again_takes_its_newest_place() -> None:
+    messages = _session([("p", "a.py"), ("p", "b.py"), ("p", "a.py")])
+    assert extract_anchors(messages).paths == ["b.py", "a.py"]

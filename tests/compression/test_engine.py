@@ -258,3 +258,36 @@ def test_summariser_exception_of_any_kind_falls_back() -> None:
 
     result = compress(load(SAMPLES[0]), context_length=32_000, summarizer=broken, force=True)
     assert result.status == "compressed" and result.summarizer == "fallback"
+
+
+def test_fallback_reads_the_original_middle_so_only_the_llm_gets_it_pruned(
+    fake_llm: FakeLLM,
+) -> None:
+    """Pruning the middle is work only the LLM reads: with the fallback the middle is left as
+    it was (it is archived whole), with an LLM its request holds the pruned one-liners."""
+    messages = load(DATA / "coding-200turns.json")
+    fallback = compress(messages, context_length=32_000, summarizer="fallback", force=True)
+    window = fallback.stats["window"]
+    assert fallback.status == "compressed"
+    middle = range(window["head_end"], window["tail_start"])
+    unchanged = {id(m) for m in fallback.messages}
+    assert all(id(messages[i]) not in unchanged for i in middle)  # replaced by the summary
+    assert_nothing_lost(messages, fallback)
+
+    fake_llm.script(answer("## Goal\nKeep going."))
+    result = Compressor(llm_settings(fake_llm), context_length=32_000).compress(
+        messages, force=True
+    )
+    assert result.summarizer == "llm"
+    pruned_with_llm = result.stats["passes"]["summaries"]
+    assert pruned_with_llm > fallback.stats["passes"]["summaries"] + 20  # the middle's too
+    sent = fake_llm.requests[0].text
+    assert "[terminal]" in sent or "[read_file]" in sent  # one-line summaries, not raw output
+
+
+def test_pruning_still_runs_when_it_alone_may_be_enough() -> None:
+    """Without ``force`` and with the fallback, the middle is pruned when pruning might bring
+    the transcript under the threshold (spec 10 §4 Phase 1 stops at "pruned")."""
+    messages = load(DATA / "coding-200turns.json")
+    result = compress(messages, context_length=128_000, summarizer="fallback")
+    assert result.status == "pruned" and result.stats["passes"]["summaries"] > 0

@@ -581,3 +581,20 @@ def test_prune_is_total_pure_and_keeps_the_validators_verdict(
     if proactive is not None:
         check(msgs, proactive)
         assert validate_messages(proactive.messages) == problems
+
+
+def test_skipped_span_counts_for_dedup_but_is_never_edited() -> None:
+    body = long("same output")
+    msgs = [
+        assistant(call("a")),
+        result("a", body),
+        assistant(call("b", arguments=json.dumps({"content": "x" * 900}))),
+        result("b", body),
+        assistant(call("c")),
+        result("c", long("other output")),
+        user(),
+    ]
+    res = run(msgs, skip=range(2, 6))
+    assert res.messages[1]["content"] == DUPLICATE_NOTE  # its newer copy sits in the span
+    assert all(res.messages[i] is msgs[i] for i in range(2, 7))
+    assert sorted(res.replaced) == [1]
