@@ -1,0 +1,100 @@
+"""Every pattern in one table: the matchers, plus the ids reported by the Unicode and size checks.
+
+The order is the order findings come back in. Ids are stable: tests, user configuration
+and the blocked-entry notice in the system prompt refer to them.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from hermes_core.threats import (
+    exfil,
+    foreign,
+    markup,
+    multilingual,
+    override,
+    persist,
+    role,
+    secrets,
+)
+from hermes_core.threats.rules import EVERYWHERE, NOT_ALL, SCOPES, STRICT_ONLY, Rule
+
+#: Reported by the Unicode and size checks in :mod:`hermes_core.threats.scan`, not by a regex.
+SPECIAL: Final = {
+    rule.id: rule
+    for rule in (
+        Rule(
+            "invisible_unicode",
+            "invisible_unicode",
+            "zero-width, word-joiner, invisible-operator or BOM characters hidden in the text",
+            NOT_ALL,
+        ),
+        Rule(
+            "bidi_control",
+            "invisible_unicode",
+            "bidirectional embedding, override or isolate characters that reorder the text",
+            EVERYWHERE,
+        ),
+        Rule(
+            "unicode_tag",
+            "invisible_unicode",
+            "Unicode tag characters, which spell text no screen shows",
+            EVERYWHERE,
+        ),
+        Rule(
+            "homoglyph_confusable",
+            "homoglyph",
+            "a threat pattern spelled with Cyrillic or Greek look-alikes or stray accents",
+            EVERYWHERE,
+        ),
+        Rule(
+            "homoglyph_compat",
+            "homoglyph",
+            "full-width or styled letters (a threat pattern in them, or a run of them)",
+            EVERYWHERE,
+        ),
+        Rule(
+            "homoglyph_mixed_script",
+            "homoglyph",
+            "a word mixing Latin letters with Cyrillic or Greek look-alikes",
+            STRICT_ONLY,
+        ),
+        Rule(
+            "oversized_input",
+            "hidden_markup",
+            "text beyond the 64 KiB the scanner reads, which could hide anything",
+            STRICT_ONLY,
+        ),
+    )
+}
+
+MATCHERS: Final[tuple[Rule, ...]] = (
+    *override.RULES,
+    *foreign.RULES,
+    *role.RULES,
+    *multilingual.RULES,
+    *exfil.RULES,
+    *persist.RULES,
+    *markup.RULES,
+    *secrets.RULES,
+)
+
+ALL_RULES: Final = {rule.id: rule for rule in (*SPECIAL.values(), *MATCHERS)}
+PATTERN_IDS: Final[tuple[str, ...]] = tuple(ALL_RULES)
+MATCHERS_BY_SCOPE: Final = {
+    scope: tuple(rule for rule in MATCHERS if scope in rule.scopes) for scope in SCOPES
+}
+
+
+def patterns_for(scope: str) -> tuple[str, ...]:
+    """The pattern ids that can be reported in ``scope``."""
+    check_scope(scope)
+    return tuple(rule.id for rule in ALL_RULES.values() if scope in rule.scopes)
+
+
+def check_scope(scope: str) -> None:
+    """Refuse an unknown scope, naming the valid ones."""
+    if scope not in SCOPES:
+        valid = ", ".join(repr(name) for name in SCOPES)
+        raise ValueError(f"unknown threat-scan scope {scope!r}; valid scopes: {valid}")
