@@ -13,6 +13,7 @@ from hermes_core.errors import (
     ConfigError,
     HermesError,
     InvalidMessages,
+    MemoryStoreError,
     MissingExtraError,
     PluginLoadError,
     ProviderError,
@@ -54,6 +55,7 @@ __all__ = [
     "Hermes",
     "HermesError",
     "InvalidMessages",
+    "MemoryStoreError",
     "MissingExtraError",
     "PluginContext",
     "PluginHost",
@@ -71,12 +73,14 @@ __all__ = [
     "hookimpl",
     "hookspec",
     "load_config",
+    "memory",
     "read_transcript",
     "to_wire",
     "validate_messages",
 ]
 
 if TYPE_CHECKING:
+    from hermes_core import memory
     from hermes_core.compression.engine import Compressor, compress
     from hermes_core.compression.result import CompressionEvent, CompressionResult
     from hermes_core.config import load_config
@@ -90,7 +94,12 @@ if TYPE_CHECKING:
     from hermes_core.types import Finding, SessionInfo, SummaryContext, Turn
 
 
+_SUBMODULES = frozenset({"memory"})  # ``hc.memory.MemoryStore`` without an explicit import
+
+
 def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f"hermes_core.{name}")
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'hermes_core' has no attribute {name!r}")

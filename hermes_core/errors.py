@@ -41,3 +41,7 @@ class TranscriptError(InvalidMessages):
 
 class TokenizerError(HermesError):
     """The requested tokenizer data is missing or does not match its checksum."""
+
+
+class MemoryStoreError(HermesError):
+    """A memory file cannot be read, decoded or locked; nothing was changed."""

@@ -30,6 +30,7 @@ from hermes_core.plugin_loading import (
     spec_from_entry_point,
 )
 from hermes_core.settings import Settings
+from hermes_core.types import Finding
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -51,6 +52,9 @@ class PluginContext:
     home: Path
     logger: logging.Logger
     settings: Settings = field(default_factory=Settings)
+    #: Every registered ``scan_threat`` (fail closed), for plugins that must scan text they
+    #: store; None outside a host (a plugin then uses the built-in scanner).
+    scan_threat: Callable[[str, str], list[Finding]] | None = None
 
 
 @dataclass
@@ -169,7 +173,12 @@ class PluginHost:
             home=self.config.home,
             logger=logging.getLogger(f"hermes_context.plugins.{name}"),
             settings=self.config.settings,
+            scan_threat=self.scan_threat,
         )
+
+    def scan_threat(self, content: str, scope: str) -> list[Finding]:
+        """All findings of every ``scan_threat`` implementation (one that raises is one)."""
+        return list(self.call("scan_threat", content=content, scope=scope) or [])
 
     def register(self, plugin: object, *, spec: PluginSpec | None = None, name: str = "") -> str:
         """Register a built plugin object; returns its name.

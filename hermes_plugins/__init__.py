@@ -14,9 +14,15 @@ from hermes_core.plugin_loading import PluginSpec
 def builtin_plugins() -> list[PluginSpec]:
     """The default plugins, registered before any third-party one so that they run last.
 
-    File memory and the threat scanner join this list as they land.
+    Order matters only for ``first_result`` hooks, where built-ins answer last anyway.
     """
     from hermes_core import __version__
     from hermes_plugins.compressor import CompressorPlugin
+    from hermes_plugins.file_memory import FileMemoryPlugin
+    from hermes_plugins.threat_scanner import ThreatScannerPlugin
 
-    return [PluginSpec("compressor", CompressorPlugin, builtin=True, version=__version__)]
+    return [
+        PluginSpec("compressor", CompressorPlugin, builtin=True, version=__version__),
+        PluginSpec("file_memory", FileMemoryPlugin, builtin=True, version=__version__),
+        PluginSpec("threat_scanner", ThreatScannerPlugin, builtin=True, version=__version__),
+    ]

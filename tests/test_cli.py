@@ -167,7 +167,11 @@ def test_plugins_listing(
 ) -> None:
     code, out, _err = run(capsys, "plugins", "--json")
     builtins = json.loads(out)
-    assert code == 0 and [r["name"] for r in builtins] == ["compressor"]
+    assert code == 0 and [r["name"] for r in builtins] == [
+        "compressor",
+        "file_memory",
+        "threat_scanner",
+    ]
     assert builtins[0]["builtin"] is True and builtins[0]["status"] == "active"
     assert builtins[0]["hooks"] == ["prune_tool_result", "summarize_middle"]
     site = tmp_path / "site"

@@ -49,3 +49,14 @@ def test_compression_page_examples_run(monkeypatch: pytest.MonkeyPatch) -> None:
     assert result.status == "compressed" and result.summarizer == "fallback"  # type: ignore[attr-defined]
     assert namespace["originals"]  # the replaced messages came back in `archived`
     assert namespace["compressor"].last_prompt_tokens == 20_000  # type: ignore[attr-defined]
+
+
+def test_memory_page_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (block,) = python_blocks(ROOT / "docs" / "memory.md")
+    monkeypatch.setenv("HOME", str(tmp_path))  # the example writes under ~/.hermes
+    namespace: dict[str, object] = {}
+    exec(compile(block, "docs/memory.md", "exec"), namespace)
+    store = namespace["store"]
+    assert store.entries("user") == ["Prefers short answers, no preamble"]  # type: ignore[attr-defined]
+    assert (tmp_path / ".hermes" / "memories" / "users" / "alice" / "USER.md").is_file()
+    assert "USER PROFILE (who the user is)" in store.snapshot()  # type: ignore[attr-defined]

@@ -14,7 +14,14 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from hermes_core.cli import compress_cmd, config_cmd, plugins_cmd, tokens_cmd, validate_cmd
+from hermes_core.cli import (
+    compress_cmd,
+    config_cmd,
+    memory_cmd,
+    plugins_cmd,
+    tokens_cmd,
+    validate_cmd,
+)
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError
 from hermes_core.errors import (
     ConfigError,
@@ -24,7 +31,7 @@ from hermes_core.errors import (
     TokenizerError,
 )
 
-COMMANDS = (compress_cmd, tokens_cmd, validate_cmd, plugins_cmd, config_cmd)
+COMMANDS = (compress_cmd, tokens_cmd, validate_cmd, memory_cmd, plugins_cmd, config_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,278 @@
+"""The bounded file memory: add, replace, remove and batch writes to MEMORY.md and USER.md.
+
+Why it looks like this: every operation answers a model (or a person) with a short result it
+can act on, and never raises for anything the caller sent; every write re-reads the file under
+a cross-process lock so that concurrent writers all land; a file edited by other means is
+never rewritten wholesale (drift), and a file that cannot be read is never treated as empty.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from hermes_core.errors import MemoryStoreError
+from hermes_core.memory.entries import (
+    entry_problem,
+    normal_content,
+    parse_entries,
+    size_of,
+    usage_text,
+)
+from hermes_core.memory.files import (
+    atomic_write,
+    backup_copy,
+    locked,
+    read_text,
+    remove_stale_temps,
+)
+from hermes_core.memory.layout import describe, safe_user_id, target_path, validate_target
+from hermes_core.memory.plan import Outcome, Plan, failure, plan_writes
+from hermes_core.memory.snapshot import Scanner, render_block, sanitize
+from hermes_core.types import Finding
+
+__all__ = ["MemoryStore", "Result", "blocked_message"]
+
+log = logging.getLogger("hermes_context.memory")
+Result = dict[str, Any]
+_ACTIONS = ("add", "replace", "remove")
+
+
+def blocked_message(pattern_id: str) -> str:
+    """The refusal of a write that matched a threat pattern (spec 20 §5)."""
+    return (
+        f"Blocked: content matches threat pattern '{pattern_id}'. Memory is injected into the "
+        "system prompt and must not carry injection or exfiltration payloads."
+    )
+
+
+def _default_scanner() -> Scanner:
+    from hermes_core.threats import scan
+
+    return lambda text: scan(text, "strict")
+
+
+class MemoryStore:
+    """MEMORY.md and USER.md under ``directory`` (normally ``$HERMES_HOME/memories``).
+
+    ``scanner`` takes text and returns findings (default: the built-in strict scanner);
+    ``user_id`` selects ``users/<id>/USER.md`` (and ``MEMORY.md`` with ``per_user_memory``);
+    ``memory_enabled`` / ``user_enabled`` are the seed's gates: a disabled target is neither
+    shown in the snapshot nor writable.
+    """
+
+    def __init__(
+        self,
+        directory: str | Path,
+        *,
+        memory_char_limit: int = 2200,
+        user_char_limit: int = 1375,
+        scanner: Scanner | None = None,
+        user_id: str | None = None,
+        per_user_memory: bool = False,
+        memory_enabled: bool = True,
+        user_enabled: bool = True,
+    ) -> None:
+        self.directory = Path(directory).expanduser()
+        self.limits = {"memory": int(memory_char_limit), "user": int(user_char_limit)}
+        self.scan: Scanner = scanner if scanner is not None else _default_scanner()
+        if user_id is not None:
+            safe_user_id(user_id)  # a bad id fails here, not in the middle of a write
+        self.user_id = user_id
+        self.per_user_memory = per_user_memory
+        self.enabled = {"memory": memory_enabled, "user": user_enabled}
+
+    # --- reading ----------------------------------------------------------------------------
+
+    def path(self, target: str) -> Path:
+        """The file of ``target`` for this store's user."""
+        if error := validate_target(target):
+            raise ValueError(error)
+        return target_path(
+            self.directory, target, self.user_id, per_user_memory=self.per_user_memory
+        )
+
+    def raw(self, target: str) -> str:
+        """The file's text as it is on disk ("" when missing); raises when unreadable."""
+        return read_text(self.path(target)) or ""
+
+    def entries(self, target: str) -> list[str]:
+        """The entries of ``target`` (raw, unscanned); raises :class:`MemoryStoreError` when
+        the file exists but cannot be read."""
+        return parse_entries(self.raw(target))
+
+    def usage(self, target: str) -> str:
+        """``63% — 1,386/2,200 chars``."""
+        return usage_text(size_of(self.entries(target)), self.limits[target])
+
+    def block(self, target: str) -> str:
+        """The prompt block of one target ("" when empty or disabled)."""
+        if not self.enabled[target]:
+            return ""
+        return render_block(target, self.entries(target), self.limits[target], self.scan)
+
+    def snapshot(self) -> str:
+        """Both blocks as the system prompt shows them, entries rescanned ("" when empty).
+
+        A host freezes this at session start; writes made later reach the disk at once but
+        show up in the prompt only in the next session (the prompt-cache rule).
+        """
+        blocks = []
+        for target in ("memory", "user"):
+            try:
+                blocks.append(self.block(target))
+            except MemoryStoreError as exc:  # one unreadable file must not blank the other
+                log.warning("memory block left out of the prompt: %s", exc)
+        return "\n\n".join(b for b in blocks if b)
+
+    # --- writing ----------------------------------------------------------------------------
+
+    def add(self, target: str, content: str) -> Result:
+        """Append an entry (an exact duplicate succeeds without writing)."""
+        return self._write(target, [{"action": "add", "content": content}], batch=False)
+
+    def replace(self, target: str, old_text: str, content: str) -> Result:
+        """Replace the whole entry ``old_text`` designates (exact entry first, else the unique
+        entry containing it); the result carries the replaced text (as the prompt shows it)."""
+        op = {"action": "replace", "content": content, "old_text": old_text}
+        return self._write(target, [op], batch=False)
+
+    def remove(self, target: str, old_text: str) -> Result:
+        """Remove the entry ``old_text`` designates; the result carries the removed text."""
+        return self._write(target, [{"action": "remove", "old_text": old_text}], batch=False)
+
+    def batch(
+        self, target: str, operations: Sequence[Mapping[str, Any]], *, exact: bool = False
+    ) -> Result:
+        """Apply ``[{action, content?, old_text?}, ...]`` all or nothing: every content is
+        scanned first, and only the final size is checked. ``exact``: each ``old_text`` must
+        equal an entry (how an approved write is re-applied)."""
+        if not isinstance(operations, Sequence) or isinstance(operations, str) or not operations:
+            return failure("invalid", "operations must be a non-empty list of {action, ...}.")
+        return self._write(target, operations, batch=True, exact=exact)
+
+    def preview(
+        self, target: str, operations: Sequence[Mapping[str, Any]], *, batch: bool
+    ) -> Outcome:
+        """What these writes would do now, without the lock and without writing (used to
+        judge a write before staging it)."""
+        ops = self._prepared(target, operations)
+        if isinstance(ops, dict):
+            return Outcome(ops)
+        try:
+            text = read_text(self.path(target))
+        except MemoryStoreError as exc:
+            return Outcome(failure("unreadable", str(exc)))
+        return plan_writes(self._plan(target), text, parse_entries(text or ""), ops, batch=batch)
+
+    def check(self, target: str, operations: Sequence[Mapping[str, Any]]) -> Result | None:
+        """The refusal these writes would get before the file is touched (target, switched
+        off, arguments, threat scan of every content), or None."""
+        prepared = self._prepared(target, operations)
+        return prepared if isinstance(prepared, dict) else None
+
+    # --- internals --------------------------------------------------------------------------
+
+    def _plan(self, target: str, exact: bool = False) -> Plan:
+        def shown(entries: Sequence[str]) -> list[str]:
+            return sanitize(target, entries, self.scan)
+
+        return Plan(target, self.limits[target], shown, exact)
+
+    def _prepared(
+        self, target: str, operations: Sequence[Mapping[str, Any]]
+    ) -> list[dict[str, Any]] | Result:
+        """The operations checked, with normalised content, or the refusal."""
+        if error := validate_target(target):
+            return failure("invalid", error)
+        if not self.enabled[target]:
+            setting = "memory_enabled" if target == "memory" else "user_profile_enabled"
+            return failure(
+                "disabled", f"the {target} store is switched off (memory.{setting}: false)."
+            )
+        many = len(operations) > 1
+        ops: list[dict[str, Any]] = []
+        for n, op in enumerate(operations, 1):
+            if error := _check_operation(op):
+                return failure("invalid", _numbered(n, many) + error)
+            ops.append(dict(op))
+        for n, op in enumerate(ops, 1):
+            if op["action"] == "remove":
+                continue
+            if refusal := self._refuse_content(op["content"]):
+                refusal["error"] = _numbered(n, many) + refusal["error"]
+                return refusal
+            op["content"] = normal_content(op["content"])
+        return ops
+
+    def _write(
+        self,
+        target: str,
+        operations: Sequence[Mapping[str, Any]],
+        *,
+        batch: bool,
+        exact: bool = False,
+    ) -> Result:
+        """Check and scan outside the lock; then read, plan and write under it."""
+        ops = self._prepared(target, operations)
+        if isinstance(ops, dict):
+            return ops
+        path = self.path(target)
+        try:
+            with locked(path):
+                remove_stale_temps(path)
+                text = read_text(path)
+                outcome = plan_writes(
+                    self._plan(target, exact), text, parse_entries(text or ""), ops, batch=batch
+                )
+                if outcome.new_text is not None:
+                    atomic_write(path, outcome.new_text)
+                elif outcome.result.get("reason") == "drift":
+                    copy = backup_copy(path)
+                    outcome.result["error"] += f" A copy is in {copy.name if copy else '(none)'}."
+                return outcome.result
+        except MemoryStoreError as exc:
+            return failure("unreadable", str(exc))
+        except OSError as exc:
+            return failure(
+                "io", f"could not write {path}: {exc.strerror or exc}. Nothing was changed."
+            )
+
+    def _refuse_content(self, content: object) -> Result | None:
+        if not isinstance(content, str):
+            return failure("invalid", "content must be a string.")
+        text = normal_content(content)
+        if not text:
+            return failure("invalid", "content is empty: write the fact to remember.")
+        if problem := entry_problem(text):
+            return failure("invalid", problem)
+        findings = list(self.scan(text))
+        if findings:
+            return _threat(findings)
+        return None
+
+
+def _threat(findings: Sequence[Finding]) -> Result:
+    ids = list(dict.fromkeys(f.pattern_id for f in findings))
+    return failure("threat", blocked_message(ids[0]), patterns=ids)
+
+
+def _numbered(n: int, many: bool) -> str:
+    return f"operation {n}: " if many else ""
+
+
+def _check_operation(op: object) -> str | None:
+    """What is wrong with one operation, or None."""
+    if not isinstance(op, Mapping):
+        return "an operation must be an object {action, content?, old_text?}."
+    action = op.get("action")
+    if not (isinstance(action, str) and action in _ACTIONS):
+        return f"action must be one of {', '.join(_ACTIONS)}, got {describe(action)}."
+    if action in ("add", "replace") and not isinstance(op.get("content"), str):
+        return f"{action} needs content: a string with the fact to save."
+    old_text = op.get("old_text")
+    if action in ("replace", "remove") and not (isinstance(old_text, str) and old_text.strip()):
+        return f"{action} needs old_text: a string quoting the entry to change."
+    return None

@@ -1,0 +1,30 @@
+"""Fixtures for the file-memory tests: a store on a temp directory with a tiny scanner.
+
+The scanner here flags the word ``EVIL`` so store behaviour is tested apart from the real
+threat patterns (which have their own tests, and are used end to end in test_cli_memory).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hermes_core.memory import MemoryStore
+from hermes_core.types import Finding
+
+
+def toy_scanner(text: str) -> list[Finding]:
+    if "EVIL" in text:
+        return [Finding("toy_evil", "override", "the toy pattern")]
+    return []
+
+
+@pytest.fixture
+def memdir(tmp_path: Path) -> Path:
+    return tmp_path / "memories"
+
+
+@pytest.fixture
+def store(memdir: Path) -> MemoryStore:
+    return MemoryStore(memdir, scanner=toy_scanner)
