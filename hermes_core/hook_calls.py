@@ -68,6 +68,23 @@ class HookCaller:
             listener(hook, dict(kwargs), result)
         return result
 
+    def implementations(self, hook: str) -> list[str]:
+        """Names of the plugins implementing ``hook``, in the order ``call`` walks them."""
+        if hook not in hookspecs.HOOK_POLICIES:
+            raise TypeError(f"unknown hook '{hook}'")
+        impls = _stable_order(self.pm.hook.__dict__[hook].get_hookimpls())
+        return [impl.plugin_name for impl in impls]
+
+    def call_one(self, hook: str, plugin: str, **kwargs: Any) -> tuple[bool, Any]:
+        """Call one plugin's implementation, isolated like :meth:`call`: ``(ok, value)``, with
+        a failure recorded in ``call_errors``. For callers that give each plugin its own
+        thread or timeout (the memory manager)."""
+        _check_call(hook, kwargs)
+        for impl in self.pm.hook.__dict__[hook].get_hookimpls():
+            if impl.plugin_name == plugin:
+                return self._invoke(hook, impl, kwargs)
+        return True, None
+
     def _invoke(self, hook: str, impl: Any, kwargs: dict[str, Any]) -> tuple[bool, Any]:
         try:
             return True, impl.function(**{arg: kwargs[arg] for arg in impl.argnames})

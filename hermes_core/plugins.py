@@ -257,6 +257,14 @@ class PluginHost:
         """Call a hook with its policy; see :mod:`hermes_core.hookspecs`."""
         return self.caller.call(hook, **kwargs)
 
+    def implementations(self, hook: str) -> list[str]:
+        """Names of the plugins implementing ``hook``, in calling order."""
+        return self.caller.implementations(hook)
+
+    def call_one(self, hook: str, plugin: str, **kwargs: Any) -> tuple[bool, Any]:
+        """One plugin's implementation of ``hook``, isolated: ``(ok, value)``."""
+        return self.caller.call_one(hook, plugin, **kwargs)
+
     def add_listener(self, listener: CallListener) -> Callable[[], None]:
         """Observe every hook call as ``(hook, kwargs, result)``; returns an undo function."""
         return self.caller.add_listener(listener)

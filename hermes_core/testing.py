@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from hermes_core.config import load_config
+from hermes_core.conformance import ProviderConformance
 from hermes_core.host import Hermes
 from hermes_core.plugin_loading import PluginSpec
 from hermes_core.plugins import PluginContext
@@ -24,6 +25,7 @@ from hermes_core.plugins import PluginContext
 __all__ = [
     "HookCall",
     "HookRecorder",
+    "ProviderConformance",
     "make_host",
     "plugin_context",
     "record_hooks",

@@ -1,0 +1,355 @@
+"""The memory manager: recall before a request, sync after it, tools, lifecycle, shutdown.
+
+Why a manager in the core rather than in each provider: the rules that keep a turn safe are
+the same for every provider. A provider that hangs must cost at most ``prefetch_timeout`` (and
+is skipped while still stuck); one that raises must not break the turn; recalled text must be
+scanned and fenced as data; everything handed to a provider must be redacted first; syncing
+must never make the user wait, and must land in order. Providers only answer hooks.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Final
+
+from hermes_core.memory.recall import Recall, screen_recall, wrap_recall
+from hermes_core.redact import redact
+from hermes_core.types import Finding, SessionInfo, Turn
+
+if TYPE_CHECKING:
+    from hermes_core.host import Hermes
+
+__all__ = ["CORE_TOOLS", "MemoryEvent", "MemoryManager", "ShutdownReport"]
+
+log = logging.getLogger("hermes_context.memory")
+CORE_TOOLS: Final = frozenset({"memory", "session_search", "skill_manage"})
+
+
+@dataclass(frozen=True)
+class MemoryEvent:
+    """Something a host may want to show or log: ``recall_blocked``, ``provider_timeout``,
+    ``provider_skipped``, ``provider_error``, ``tool_dropped``, ``sync_abandoned``."""
+
+    kind: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ShutdownReport:
+    """What shutdown could not finish: turns left unsynced, providers still stuck."""
+
+    synced: int
+    abandoned: list[str]
+    stuck: list[str]
+
+
+class _Call:
+    """One provider call on its own daemon thread (a hung provider must never block exit)."""
+
+    def __init__(self, target: Callable[[], tuple[bool, Any]]) -> None:
+        self.done = threading.Event()
+        self.result: tuple[bool, Any] = (False, None)
+
+        def run() -> None:
+            try:
+                self.result = target()
+            finally:
+                self.done.set()
+
+        threading.Thread(target=run, name="hermes-memory-call", daemon=True).start()
+
+
+def _redacted(value: Any, depth: int = 0) -> Any:
+    """Strings redacted all the way down (tool arguments, message contents)."""
+    if isinstance(value, str):
+        return redact(value)
+    if depth > 20:
+        return value
+    if isinstance(value, Mapping):
+        return {k: _redacted(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_redacted(v, depth + 1) for v in value]
+    return value
+
+
+class MemoryManager:
+    """Memory for one host: ``prefetch``, ``sync``, ``tools``, ``handle_tool_call`` and the
+    lifecycle, usable without the rest of a session loop."""
+
+    def __init__(
+        self,
+        host: Hermes,
+        *,
+        prefetch_timeout: float | None = None,
+        tool_timeout: float = 30.0,
+        on_event: Callable[[MemoryEvent], None] | None = None,
+        scan: Callable[[str], Sequence[Finding]] | None = None,
+    ) -> None:
+        self.plugins = host.plugins
+        self.timeout = (
+            prefetch_timeout
+            if prefetch_timeout is not None
+            else host.settings.memory.prefetch_timeout
+        )
+        self.tool_timeout = tool_timeout
+        self.on_event = on_event
+        self.events: list[MemoryEvent] = []
+        self._scan = scan or (lambda text: self.plugins.scan_threat(text, "context"))
+        self._stuck: dict[str, _Call] = {}
+        self._owners: dict[str, str] | None = None  # tool name -> plugin, from tools()
+        self._queue: queue.Queue[tuple[Turn, SessionInfo] | None] = queue.Queue()
+        self._pending = 0
+        self._idle = threading.Condition()
+        self._synced = 0
+        self._closed = False
+        self._worker = threading.Thread(
+            target=self._sync_loop, name="hermes-memory-sync", daemon=True
+        )
+        self._worker.start()
+
+    # --- events -------------------------------------------------------------------------------
+
+    def _emit(self, kind: str, **data: Any) -> None:
+        event = MemoryEvent(kind, data)
+        self.events.append(event)
+        if self.on_event is not None:
+            try:
+                self.on_event(event)
+            except Exception:  # a host's listener must not break memory
+                log.debug("memory event listener failed", exc_info=True)
+
+    def _external(self, plugin: str) -> bool:
+        record = self.plugins.records.get(plugin)
+        return bool(record and record.external_provider)
+
+    # --- recall -------------------------------------------------------------------------------
+
+    def prefetch(self, query: str, session: SessionInfo) -> str:
+        """The ``<memory-context>`` block for the user's message ("" when nothing is recalled).
+
+        Each external provider gets ``prefetch_timeout`` seconds on its own thread; one still
+        running from an earlier turn is skipped until it returns. Every item is scanned
+        (``context`` scope); hits are withheld and reported as ``recall_blocked`` events.
+        """
+        query = redact(query if isinstance(query, str) else "")
+        recalls: list[Recall] = []
+        for plugin in self.plugins.implementations("memory_prefetch"):
+            text = self._recall_from(plugin, query, session)
+            if not text:
+                continue
+            recall = screen_recall(plugin, text, self._scan)
+            for excerpt, ids in recall.withheld:
+                self._emit("recall_blocked", provider=plugin, patterns=ids, excerpt=excerpt)
+            recalls.append(recall)
+        return wrap_recall(recalls)
+
+    def _recall_from(self, plugin: str, query: str, session: SessionInfo) -> str | None:
+        def call() -> tuple[bool, Any]:
+            return self.plugins.call_one("memory_prefetch", plugin, query=query, session=session)
+
+        if not self._external(plugin):
+            ok, value = call()
+        else:
+            ok, value = self._timed(plugin, call, self.timeout, "memory_prefetch")
+        if not ok:
+            return None
+        return value if isinstance(value, str) and value.strip() else None
+
+    def _timed(
+        self, plugin: str, call: Callable[[], tuple[bool, Any]], timeout: float, hook: str
+    ) -> tuple[bool, Any]:
+        running = self._stuck.get(plugin)
+        if running is not None:
+            if not running.done.is_set():
+                self._emit("provider_skipped", provider=plugin, hook=hook)
+                return False, None
+            del self._stuck[plugin]  # it came back: include it again from now on
+        started = _Call(call)
+        if not started.done.wait(timeout):
+            self._stuck[plugin] = started
+            self._emit("provider_timeout", provider=plugin, hook=hook, seconds=timeout)
+            log.warning("memory provider '%s' did not answer %s in %.1f s", plugin, hook, timeout)
+            return False, None
+        ok, value = started.result
+        if not ok:
+            self._emit("provider_error", provider=plugin, hook=hook, error=str(value))
+        return ok, value
+
+    # --- sync ---------------------------------------------------------------------------------
+
+    def sync(self, turn: Turn, session: SessionInfo) -> bool:
+        """Queue a completed turn for every provider (FIFO: turn N lands before N+1); returns
+        at once. Interrupted or empty turns (no user text or no reply) are not synced."""
+        if self._closed or not turn.user.strip() or not turn.assistant.strip():
+            return False
+        clean = replace(
+            turn,
+            user=redact(turn.user),
+            assistant=redact(turn.assistant),
+            messages=tuple(_redacted(dict(m)) for m in turn.messages),
+        )
+        with self._idle:
+            self._pending += 1
+        self._queue.put((clean, session))
+        return True
+
+    def _sync_loop(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            turn, session = item
+            try:
+                for plugin in self.plugins.implementations("memory_sync"):
+                    ok, value = self.plugins.call_one(
+                        "memory_sync", plugin, turn=turn, session=session
+                    )
+                    if not ok:
+                        self._emit(
+                            "provider_error", provider=plugin, hook="memory_sync", error=str(value)
+                        )
+            finally:
+                with self._idle:
+                    self._pending -= 1
+                    self._synced += 1
+                    self._idle.notify_all()
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until every queued turn was handed to the providers; False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._idle:
+            while self._pending:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._idle.wait(left)
+        return True
+
+    # --- tools --------------------------------------------------------------------------------
+
+    def tools(self, session: SessionInfo) -> list[dict[str, Any]]:
+        """Every memory tool schema. An external provider's tool named like a core tool (or
+        like a tool already offered) is dropped with a ``tool_dropped`` event: core names win."""
+        schemas: list[dict[str, Any]] = []
+        owners: dict[str, str] = {}
+        for plugin in self.plugins.implementations("memory_tools"):
+            ok, value = self.plugins.call_one("memory_tools", plugin, session=session)
+            if not ok or not isinstance(value, list):
+                continue
+            for schema in value:
+                name = _tool_name(schema)
+                if name is None:
+                    continue
+                clash = name in owners or (self._external(plugin) and name in CORE_TOOLS)
+                if clash:
+                    self._emit("tool_dropped", provider=plugin, tool=name)
+                    log.warning("tool '%s' of '%s' dropped: the name is taken", name, plugin)
+                    continue
+                owners[name] = plugin
+                schemas.append(schema)
+        self._owners = owners
+        return schemas
+
+    def handle_tool_call(self, session: SessionInfo, name: str, arguments: Any) -> str:
+        """Run a memory tool; always JSON text. A provider that raises or hangs gets an error
+        result for the model, never an exception."""
+        if self._owners is None:
+            self.tools(session)
+        plugin = (self._owners or {}).get(name)
+        if plugin is None:
+            return json.dumps({"success": False, "error": f"unknown memory tool {name!r}"})
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments) if arguments.strip() else {}
+            except ValueError:
+                return json.dumps({"success": False, "error": "arguments are not valid JSON"})
+        if not isinstance(arguments, Mapping):
+            return json.dumps({"success": False, "error": "arguments must be a JSON object"})
+        args = _redacted(dict(arguments)) if self._external(plugin) else dict(arguments)
+
+        def call() -> tuple[bool, Any]:
+            return self.plugins.call_one(
+                "memory_handle_tool", plugin, session=session, name=name, arguments=args
+            )
+
+        ok, value = (
+            self._timed(plugin, call, self.tool_timeout, "memory_handle_tool")
+            if self._external(plugin)
+            else call()
+        )
+        if not ok:
+            return json.dumps({"success": False, "error": f"memory provider '{plugin}' failed"})
+        if not isinstance(value, str):
+            return json.dumps({"success": False, "error": f"tool {name!r} gave no answer"})
+        return value
+
+    # --- lifecycle ----------------------------------------------------------------------------
+
+    def system_blocks(self, session: SessionInfo) -> str:
+        """Static text for the system prompt (the frozen file-memory snapshot and the like)."""
+        blocks = self.plugins.call("memory_system_block", session=session) or []
+        return "\n\n".join(b for b in blocks if isinstance(b, str) and b.strip())
+
+    def session_start(self, session: SessionInfo) -> None:
+        self.plugins.call("memory_session_start", session=session)
+
+    def session_end(self, session: SessionInfo, reason: str = "closed") -> None:
+        self.plugins.call("memory_session_end", session=session, reason=reason)
+
+    def session_switch(self, session: SessionInfo, parent_session_id: str) -> None:
+        self.plugins.call(
+            "memory_session_switch", session=session, parent_session_id=parent_session_id
+        )
+
+    def pre_compress(
+        self, messages: Sequence[Mapping[str, Any]], session: SessionInfo
+    ) -> list[str]:
+        """Notes providers want the summariser to see before the middle is compacted."""
+        clean = [_redacted(dict(m)) for m in messages]
+        notes = self.plugins.call("memory_on_pre_compress", messages=clean, session=session)
+        return [n for n in notes or [] if isinstance(n, str) and n.strip()]
+
+    def on_write(self, action: str, target: str, content: str, session: SessionInfo | None) -> None:
+        """Mirror a built-in memory write to the providers (redacted)."""
+        self.plugins.call(
+            "memory_on_write",
+            action=action,
+            target=target,
+            content=redact(content),
+            session=session,
+        )
+
+    def shutdown(self, timeout: float = 5.0) -> ShutdownReport:
+        """Drain the sync queue for up to ``timeout`` seconds, report what was abandoned, then
+        shut the providers down (in reverse order)."""
+        self._closed = True
+        self.flush(timeout)
+        abandoned: list[str] = []
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                abandoned.append(f"session {item[1].session_id} turn {item[0].turn_index}")
+        if abandoned:
+            self._emit("sync_abandoned", turns=abandoned)
+            log.warning("memory shutdown abandoned %d unsynced turns", len(abandoned))
+        self._queue.put(None)
+        self.plugins.call("memory_shutdown")
+        stuck = [name for name, call in self._stuck.items() if not call.done.is_set()]
+        return ShutdownReport(synced=self._synced, abandoned=abandoned, stuck=stuck)
+
+
+def _tool_name(schema: Any) -> str | None:
+    if not isinstance(schema, Mapping):
+        return None
+    function = schema.get("function")
+    name = function.get("name") if isinstance(function, Mapping) else None
+    return name if isinstance(name, str) and name else None
