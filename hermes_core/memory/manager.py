@@ -287,7 +287,24 @@ class MemoryManager:
             return json.dumps({"success": False, "error": f"memory provider '{plugin}' failed"})
         if not isinstance(value, str):
             return json.dumps({"success": False, "error": f"tool {name!r} gave no answer"})
+        if name == "memory" and not self._external(plugin):
+            self._mirror(args, value, session)
         return value
+
+    def _mirror(self, args: Mapping[str, Any], answer: str, session: SessionInfo) -> None:
+        """Tell the providers about a built-in memory write that landed (not a staged one)."""
+        try:
+            result = json.loads(answer)
+        except ValueError:
+            return
+        if not (isinstance(result, dict) and result.get("success")) or result.get("staged"):
+            return
+        target = str(args.get("target", ""))
+        ops = args.get("operations")
+        for op in ops if isinstance(ops, list) else [args]:
+            if isinstance(op, Mapping) and op.get("action") in ("add", "replace", "remove"):
+                text = op.get("content") if op.get("action") != "remove" else op.get("old_text")
+                self.on_write(str(op["action"]), target, str(text or ""), session)
 
     # --- lifecycle ----------------------------------------------------------------------------
 

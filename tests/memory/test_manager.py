@@ -220,3 +220,53 @@ def test_the_injected_bytes_are_kept_and_replayed() -> None:
     assert with_recall(sent, "<memory-context>\nY\n</memory-context>") == sent  # never twice
     parts = with_recall({"role": "user", "content": [{"type": "text", "text": "hi"}]}, block)
     assert parts["content"][-1] == {"type": "text", "text": block}
+
+
+class Mirror:
+    """Records what the manager mirrors and the lifecycle it broadcasts."""
+
+    external_memory_provider = True
+
+    def __init__(self) -> None:
+        self.writes: list[tuple[str, str, str]] = []
+        self.calls: list[tuple[str, Any]] = []
+
+    @hookimpl
+    def memory_on_write(
+        self, action: str, target: str, content: str, session: SessionInfo | None
+    ) -> None:
+        self.writes.append((action, target, content))
+
+    @hookimpl
+    def memory_session_switch(self, session: SessionInfo, parent_session_id: str) -> None:
+        self.calls.append(("switch", (session.session_id, parent_session_id)))
+
+    @hookimpl
+    def memory_on_pre_compress(self, messages: list[Any], session: SessionInfo) -> str:
+        self.calls.append(("pre_compress", messages))
+        return "a note for the summariser"
+
+
+def test_built_in_writes_are_mirrored_and_lifecycle_broadcast(tmp_path: Path) -> None:
+    with make_host(tmp_path, builtins=None) as host:
+        mirror = Mirror()
+        host.plugins.register(mirror, name="mirror")
+        manager = MemoryManager(host)
+        manager.tools(ALICE)
+        added = manager.handle_tool_call(
+            ALICE, "memory", {"action": "add", "target": "user", "content": f"likes tea {KEY}"}
+        )
+        assert json.loads(added)["success"] is False  # a key shape is refused by the scanner
+        manager.handle_tool_call(
+            ALICE, "memory", {"action": "add", "target": "user", "content": "likes oolong"}
+        )
+        manager.handle_tool_call(
+            ALICE, "memory", {"action": "remove", "target": "user", "old_text": "gone"}
+        )
+        assert mirror.writes == [("add", "user", "likes oolong")]  # only what landed
+        manager.session_switch(SessionInfo("s2", user_id="alice"), "s1")
+        notes = manager.pre_compress([{"role": "user", "content": f"my key {KEY}"}], ALICE)
+        assert notes == ["a note for the summariser"]
+        assert mirror.calls[0] == ("switch", ("s2", "s1"))
+        assert KEY not in json.dumps(mirror.calls[1][1])  # redacted before it left
+        manager.shutdown(0.5)
