@@ -272,7 +272,8 @@ def extract_anchors(
     The walk runs newest first. With ``max_chars`` (the bound the ledger will be rendered
     with) it stops once the items found crowd every older path and command out of that
     render (:meth:`AnchorLedger.crowds_out_older`), so a long middle costs what its newest
-    stretch costs; the other categories then come from that stretch alone.
+    stretch costs. The newest user ask is then still looked for further back (user messages
+    only, cheap); URLs, errors and identifiers come from the stretch read.
     """
     msgs = [m for m in messages if isinstance(m, Mapping)]
     names = tool_name_for_results(msgs)
@@ -287,5 +288,18 @@ def extract_anchors(
         if max_chars is not None and new_items >= next_check:
             next_check = new_items + max(16, new_items // 4)
             if found.crowds_out_older(max_chars):
+                if not found.chunks["asks"]:
+                    _newest_ask(found, msgs[: block.start])
                 break
     return found.collector().ledger()
+
+
+def _newest_ask(found: _NewestFirst, older: Sequence[Mapping[str, Any]]) -> None:
+    """Fold in the newest real user ask of ``older`` (the part an early stop did not read)."""
+    for msg in reversed(older):
+        real = msg.get("role") == "user" and is_real_user_message(msg)
+        if real and (ask := ask_text(redact(_window(message_text(msg))))):
+            acc = _Collector()
+            acc.add("asks", ask)
+            found.fold(acc)
+            return
