@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,3 +28,16 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         if name.startswith("HERMES__"):
             monkeypatch.delenv(name)
     return home
+
+
+@pytest.fixture(autouse=True)
+def _restore_logger_levels() -> Iterator[None]:
+    """The command line quietens plugin-load warnings by raising a logger's level for its one
+    run; in a test process that would leak into later tests' ``caplog``."""
+    import logging
+
+    names = ["hermes_context", "hermes_context.plugins", "hermes_context.memory"]
+    levels = {name: logging.getLogger(name).level for name in names}
+    yield
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)

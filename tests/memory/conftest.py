@@ -9,15 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from memory_support import toy_scanner
 
 from hermes_core.memory import MemoryStore
-from hermes_core.types import Finding
-
-
-def toy_scanner(text: str) -> list[Finding]:
-    if "EVIL" in text:
-        return [Finding("toy_evil", "override", "the toy pattern")]
-    return []
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import toy_scanner
+from memory_support import toy_scanner
 
 from hermes_core.cli import main
 from hermes_core.memory import MemoryStore

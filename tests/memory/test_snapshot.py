@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import toy_scanner
+from memory_support import toy_scanner
 
 from hermes_core.memory import MemoryStore
 from hermes_core.memory.layout import safe_user_id, target_path

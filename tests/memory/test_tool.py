@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import toy_scanner
+from memory_support import toy_scanner
 
 from hermes_core.memory import MemoryStore
 from hermes_core.memory.approval import MemoryWriter, PendingWrites
