@@ -1,0 +1,357 @@
+"""A loopback fake of the Honcho v3 REST API: just the endpoints the provider's SDK calls.
+
+In-memory storage, case-insensitive keyword search (any query word of 3+ letters counts),
+a record of every request, and faults on demand (401, 429, 500, a long delay, malformed
+JSON). There is no deriver: a peer's representation is its explicit conclusions.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+NOW = "2026-11-30T12:00:00Z"
+_WORD = re.compile(r"\w{3,}", re.UNICODE)
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    body: Any
+
+
+@dataclass
+class Fault:
+    kind: str  # "401" | "429" | "500" | "delay" | "malformed"
+    times: int | None = None  # None: until cleared
+    path_contains: str = ""
+    seconds: float = 30.0
+
+
+@dataclass
+class Store:
+    workspaces: set[str] = field(default_factory=set)
+    peers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cards: dict[str, list[str]] = field(default_factory=dict)
+    sessions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    messages: dict[str, dict[str, Any]] = field(default_factory=dict)
+    conclusions: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def keyword_match(query: str, text: str) -> bool:
+    lower = text.lower()
+    return any(word.lower() in lower for word in _WORD.findall(query))
+
+
+def _filter_ok(filters: Any, item: dict[str, Any]) -> bool:
+    if not filters:
+        return True
+    for key, wanted in filters.items():
+        if key == "AND":
+            if not all(_filter_ok(part, item) for part in wanted):
+                return False
+        elif key == "metadata":
+            metadata = item.get("metadata") or {}
+            if any(metadata.get(k) != v for k, v in wanted.items()):
+                return False
+        elif isinstance(wanted, dict) and "in" in wanted:
+            if item.get(key) not in wanted["in"]:
+                return False
+        elif item.get(key) != wanted:
+            return False
+    return True
+
+
+class FakeHoncho:
+    """Start with :meth:`start`; ``base_url`` is what the SDK is pointed at."""
+
+    def __init__(self, api_key: str | None = "hk-test-fake-key") -> None:
+        self.api_key = api_key
+        self.store = Store()
+        self.requests: list[Recorded] = []
+        self.faults: list[Fault] = []
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._release = threading.Event()  # wakes delayed handlers when a fault is cleared
+        self._server: ThreadingHTTPServer | None = None
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    def start(self) -> FakeHoncho:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:  # quiet
+                return
+
+            def do_GET(self) -> None:
+                fake._handle(self, "GET")
+
+            def do_POST(self) -> None:
+                fake._handle(self, "POST")
+
+            def do_PUT(self) -> None:
+                fake._handle(self, "PUT")
+
+            def do_DELETE(self) -> None:
+                fake._handle(self, "DELETE")
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        self._server = server
+        threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        self._release.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    # --- faults --------------------------------------------------------------------------
+
+    def inject(
+        self, kind: str, *, times: int | None = None, path: str = "", seconds: float = 30.0
+    ) -> None:
+        with self._lock:
+            self._release.clear()
+            self.faults.append(Fault(kind, times, path, seconds))
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self.faults.clear()
+            self._release.set()
+
+    @contextmanager
+    def faulty(self, kind: str, **options: Any) -> Iterator[None]:
+        self.inject(kind, **options)
+        try:
+            yield
+        finally:
+            self.clear_faults()
+
+    def _take_fault(self, path: str) -> Fault | None:
+        with self._lock:
+            for fault in self.faults:
+                if fault.path_contains in path:
+                    if fault.times is not None:
+                        fault.times -= 1
+                        if fault.times <= 0:
+                            self.faults.remove(fault)
+                    return fault
+        return None
+
+    def paths(self, method: str | None = None) -> list[str]:
+        return [r.path for r in self.requests if method is None or r.method == method]
+
+    # --- HTTP ----------------------------------------------------------------------------
+
+    def _handle(self, handler: BaseHTTPRequestHandler, method: str) -> None:
+        parts = urlsplit(handler.path)
+        length = int(handler.headers.get("Content-Length") or 0)
+        raw = handler.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        record = Recorded(method, parts.path, query, dict(handler.headers.items()), body)
+        with self._lock:
+            self.requests.append(record)
+        fault = self._take_fault(parts.path)
+        if fault is not None:
+            if fault.kind == "delay":
+                self._release.wait(fault.seconds)
+            elif fault.kind == "malformed":
+                return self._send(handler, 200, b'{"id": "broken", "items": [', raw_body=True)
+            else:
+                status = int(fault.kind)
+                return self._send(handler, status, {"detail": f"injected {status}"})
+        expected = None if self.api_key is None else f"Bearer {self.api_key}"
+        if expected is not None and handler.headers.get("Authorization") != expected:
+            return self._send(handler, 401, {"detail": "invalid api key"})
+        try:
+            status, answer = self._route(method, parts.path, query, body)
+        except KeyError as exc:
+            status, answer = 404, {"detail": f"not found: {exc}"}
+        except Exception as exc:  # a fake bug shows as a 500 the test will see
+            status, answer = 500, {"detail": f"fake error: {type(exc).__name__}: {exc}"}
+        self._send(handler, status, answer)
+
+    def _send(
+        self, handler: BaseHTTPRequestHandler, status: int, answer: Any, *, raw_body: bool = False
+    ) -> None:
+        data = answer if raw_body else (b"" if answer is None else json.dumps(answer).encode())
+        try:
+            handler.send_response(status)
+            handler.send_header("Content-Type", "application/json")
+            handler.send_header("Content-Length", str(len(data)))
+            handler.end_headers()
+            handler.wfile.write(data)
+        except OSError:
+            pass  # the client gave up (timeout): nothing to answer
+
+    def _next_id(self, prefix: str) -> str:
+        with self._lock:
+            return f"{prefix}{next(self._ids)}"
+
+    # --- routes --------------------------------------------------------------------------
+
+    def _route(self, method: str, path: str, query: dict[str, str], body: Any) -> tuple[int, Any]:
+        seg = path.strip("/").split("/")
+        if seg[:2] != ["v3", "workspaces"]:
+            raise KeyError(path)
+        if len(seg) == 2 and method == "POST":
+            self.store.workspaces.add(body["id"])
+            return 200, {"id": body["id"], "metadata": {}, "configuration": {}, "created_at": NOW}
+        ws, rest = seg[2], seg[3:]
+        if ws not in self.store.workspaces:
+            raise KeyError(f"workspace {ws}")
+        match rest, method:
+            case ["peers"], "POST":
+                return 200, self._peer(ws, body["id"])
+            case ["peers", peer, "card"], "GET":
+                return 200, {"peer_card": self.store.cards.get(peer)}
+            case ["peers", peer, "card"], "PUT":
+                self.store.cards[peer] = list(body["peer_card"])
+                return 200, {"peer_card": self.store.cards[peer]}
+            case ["peers", peer, "context"], "GET":
+                return 200, self._context(peer, query)
+            case ["sessions"], "POST":
+                return 200, self._session(ws, body)
+            case ["sessions", sid, "messages"], "POST":
+                return 200, [self._add_message(ws, sid, m) for m in body["messages"]]
+            case ["sessions", sid, "messages", mid], "GET":
+                return 200, self._message(sid, mid)
+            case ["sessions", sid, "messages", mid], "PUT":
+                message = self._message(sid, mid)
+                message["metadata"] = dict(body.get("metadata") or {})
+                return 200, message
+            case ["search"], "POST":
+                return 200, self._search(body)
+            case ["conclusions"], "POST":
+                return 200, [self._add_conclusion(c) for c in body["conclusions"]]
+            case ["conclusions", "query"], "POST":
+                return 200, self._query_conclusions(body)
+            case ["conclusions", cid], "GET":
+                return 200, self.store.conclusions[cid]
+            case ["conclusions", cid], "DELETE":
+                del self.store.conclusions[cid]
+                return 200, None
+        raise KeyError(f"{method} {path}")
+
+    def _peer(self, ws: str, peer_id: str) -> dict[str, Any]:
+        return self.store.peers.setdefault(
+            peer_id,
+            {
+                "id": peer_id,
+                "workspace_id": ws,
+                "created_at": NOW,
+                "metadata": {},
+                "configuration": {},
+            },
+        )
+
+    def _session(self, ws: str, body: dict[str, Any]) -> dict[str, Any]:
+        session = self.store.sessions.setdefault(
+            body["id"],
+            {
+                "id": body["id"],
+                "is_active": True,
+                "workspace_id": ws,
+                "metadata": {},
+                "configuration": {},
+                "created_at": NOW,
+                "peers": {},
+            },
+        )
+        if "metadata" in body:
+            session["metadata"] = body["metadata"]
+        session["peers"].update(body.get("peers") or {})
+        return {k: v for k, v in session.items() if k != "peers"}
+
+    def _add_message(self, ws: str, sid: str, params: dict[str, Any]) -> dict[str, Any]:
+        if sid not in self.store.sessions:
+            raise KeyError(f"session {sid}")
+        self._peer(ws, params["peer_id"])
+        message = {
+            "id": self._next_id("msg_"),
+            "content": params["content"],
+            "peer_id": params["peer_id"],
+            "session_id": sid,
+            "metadata": params.get("metadata") or {},
+            "created_at": NOW,
+            "workspace_id": ws,
+            "token_count": len(params["content"]) // 4,
+        }
+        self.store.messages[message["id"]] = message
+        return message
+
+    def _message(self, sid: str, mid: str) -> dict[str, Any]:
+        message = self.store.messages[mid]
+        if message["session_id"] != sid:
+            raise KeyError(mid)
+        return message
+
+    def _search(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        hits = [
+            m
+            for m in self.store.messages.values()
+            if _filter_ok(body.get("filters"), m) and keyword_match(body["query"], m["content"])
+        ]
+        return hits[: int(body.get("limit") or 10)]
+
+    def _add_conclusion(self, params: dict[str, Any]) -> dict[str, Any]:
+        conclusion = {
+            "id": self._next_id("con_"),
+            "content": params["content"],
+            "observer_id": params["observer_id"],
+            "observed_id": params["observed_id"],
+            "session_id": params.get("session_id"),
+            "created_at": NOW,
+        }
+        self.store.conclusions[conclusion["id"]] = conclusion
+        return conclusion
+
+    def _query_conclusions(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        hits = [
+            c
+            for c in self.store.conclusions.values()
+            if _filter_ok(body.get("filters"), c) and keyword_match(body["query"], c["content"])
+        ]
+        return hits[: int(body.get("top_k") or 10)]
+
+    def _context(self, peer: str, query: dict[str, str]) -> dict[str, Any]:
+        target = query.get("target", peer)
+        mine = [
+            c
+            for c in self.store.conclusions.values()
+            if c["observer_id"] == peer and c["observed_id"] == target
+        ]
+        search = query.get("search_query")
+        if search:
+            mine = [c for c in mine if keyword_match(search, c["content"])]
+        top_k = int(query.get("search_top_k") or 10)
+        lines = [f"- {c['content']}" for c in mine[:top_k]]
+        return {
+            "peer_id": peer,
+            "target_id": target,
+            "representation": "\n".join(lines) or None,
+            "peer_card": self.store.cards.get(target),
+        }
