@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from hermes_core.provider_kit import function_tool
 from hermes_plugins.honcho.backend import HonchoBackend, NotYours
 from hermes_plugins.honcho.formatting import query_terms
 
@@ -21,19 +22,7 @@ MAX_CONTENT_CHARS = 4_000
 def _schema(
     name: str, description: str, properties: dict[str, Any], required: list[str]
 ) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": PREFIX + name,
-            "description": description,
-            "parameters": {
-                "type": "object",
-                "properties": properties,
-                "required": required,
-                "additionalProperties": False,
-            },
-        },
-    }
+    return function_tool(PREFIX + name, description, properties, required)
 
 
 _STR = {"type": "string"}

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hermes_core.provider_kit import function_tool
+
 SEARCH = "mem0_search"
 ADD = "mem0_add"
 UPDATE = "mem0_update"
@@ -22,24 +24,6 @@ class BadArguments(ValueError):
     """A tool call's arguments are unusable; the message tells the model what to send."""
 
 
-def _function(
-    name: str, description: str, properties: dict[str, Any], required: list[str]
-) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {
-                "type": "object",
-                "properties": properties,
-                "required": required,
-                "additionalProperties": False,
-            },
-        },
-    }
-
-
 _ID = {"type": "string", "description": "The memory id, as returned by mem0_search."}
 _TEXT = {"type": "string", "description": "The fact to remember, in one or two sentences."}
 
@@ -47,7 +31,7 @@ _TEXT = {"type": "string", "description": "The fact to remember, in one or two s
 def schemas() -> list[dict[str, Any]]:
     """Tool schemas; every call is bound to the current user, so no user id is asked for."""
     return [
-        _function(
+        function_tool(
             SEARCH,
             "Search the user's long-term memories (Mem0) for facts relevant to a query.",
             {
@@ -61,16 +45,16 @@ def schemas() -> list[dict[str, Any]]:
             },
             ["query"],
         ),
-        _function(
+        function_tool(
             ADD, "Store a new long-term memory about the user.", {"content": _TEXT}, ["content"]
         ),
-        _function(
+        function_tool(
             UPDATE,
             "Replace the text of one of the user's memories (find its id with mem0_search).",
             {"memory_id": _ID, "content": _TEXT},
             ["memory_id", "content"],
         ),
-        _function(
+        function_tool(
             DELETE,
             "Delete one of the user's memories (find its id with mem0_search).",
             {"memory_id": _ID},

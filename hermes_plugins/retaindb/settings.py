@@ -8,13 +8,12 @@ Secrets are only ever named (``api_key_env``); the key itself is read from the e
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
-from urllib.parse import urlsplit
 
+from hermes_core import provider_kit
 from hermes_core.errors import ConfigError
 from hermes_core.redact import looks_like_secret
 
@@ -110,22 +109,12 @@ def _check(key: str, value: Any) -> Any:
             "not the key itself"
         )
     if key == "base_url":
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ConfigError(f"{where}: expected an http(s) URL, got {value!r}")
-        if parts.username or parts.password:
-            raise ConfigError(f"{where}: must not carry credentials; use {PREFIX}.api_key_env")
-        return value.rstrip("/")
+        return provider_kit.check_base_url(value, where=where, key_hint=f"{PREFIX}.api_key_env")
     return value.strip()
 
 
 def read_api_key(settings: RetainDBSettings, environ: Mapping[str, str] | None = None) -> str:
     """The API key from the environment variable the settings name; required."""
-    env = os.environ if environ is None else environ
-    key = env.get(settings.api_key_env, "").strip()
-    if not key:
-        raise ConfigError(
-            f"{PREFIX}.api_key_env: the environment variable {settings.api_key_env} is not set "
-            "or empty; export your RetainDB API key in it (or name another variable)"
-        )
-    return key
+    return provider_kit.read_api_key(
+        settings.api_key_env, where=f"{PREFIX}.api_key_env", service="RetainDB", environ=environ
+    )

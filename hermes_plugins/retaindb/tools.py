@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from hermes_core.provider_kit import function_tool
 from hermes_plugins.retaindb.client import RetainDBClient, RetainDBError
 from hermes_plugins.retaindb.formatting import owned, tool_record
 from hermes_plugins.retaindb.settings import RetainDBSettings
@@ -20,26 +21,8 @@ MAX_CONTENT_CHARS = 25_000
 MAX_LIMIT = 50
 
 
-def _function(
-    name: str, description: str, properties: dict[str, Any], required: list[str]
-) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {
-                "type": "object",
-                "properties": properties,
-                "required": required,
-                "additionalProperties": False,
-            },
-        },
-    }
-
-
 TOOL_SCHEMAS: list[dict[str, Any]] = [
-    _function(
+    function_tool(
         "retaindb_search",
         "Search the user's long-term memories in RetainDB by meaning; returns ids and text.",
         {
@@ -48,19 +31,19 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
         },
         ["query"],
     ),
-    _function(
+    function_tool(
         "retaindb_remember",
         "Store one durable fact about the user or their work in RetainDB.",
         {"content": {"type": "string", "description": "The fact, in one or two sentences."}},
         ["content"],
     ),
-    _function(
+    function_tool(
         "retaindb_forget",
         "Delete one of the user's memories by the id retaindb_search returned.",
         {"id": {"type": "string", "description": "The memory id."}},
         ["id"],
     ),
-    _function(
+    function_tool(
         "retaindb_profile",
         "What RetainDB knows about the user overall (a profile summary).",
         {},

@@ -7,12 +7,12 @@ The API key is never in the config: ``api_key_env`` names the environment variab
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from hermes_core import provider_kit
 from hermes_core.errors import ConfigError
 from hermes_core.redact import looks_like_secret
 
@@ -117,12 +117,7 @@ def parse_settings(config: Mapping[str, Any]) -> SupermemorySettings:
 
 
 def read_api_key(settings: SupermemorySettings, environ: Mapping[str, str] | None = None) -> str:
-    """The key from the environment variable ``api_key_env`` names; its value is never logged."""
-    env = os.environ if environ is None else environ
-    key = env.get(settings.api_key_env, "").strip()
-    if not key:
-        raise ConfigError(
-            f"{_key('api_key_env')}: the environment variable {settings.api_key_env} is not set; "
-            "export it with your Supermemory API key, or name another variable"
-        )
-    return key
+    """The API key from the environment variable the settings name; required."""
+    return provider_kit.read_api_key(
+        settings.api_key_env, where=_key("api_key_env"), service="Supermemory", environ=environ
+    )

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from hermes_core.provider_kit import function_tool
 from hermes_plugins.supermemory.backend import BackendError, SupermemoryBackend
 from hermes_plugins.supermemory.scope import valid_record_id
 
@@ -25,35 +26,17 @@ STORE_MAX_CHARS = 50_000
 SEARCH_MAX_LIMIT = 20
 
 
-def _schema(
-    name: str, description: str, properties: dict[str, Any], required: list[str]
-) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {
-                "type": "object",
-                "properties": properties,
-                "required": required,
-                "additionalProperties": False,
-            },
-        },
-    }
-
-
 def tool_schemas() -> list[dict[str, Any]]:
     """OpenAI function schemas for the three tools."""
     return [
-        _schema(
+        function_tool(
             STORE,
             "Save a fact about the user or their work to long-term memory (Supermemory) so it "
             "can be recalled in later conversations.",
             {"content": {"type": "string", "description": "The fact to remember, self-contained."}},
             ["content"],
         ),
-        _schema(
+        function_tool(
             SEARCH,
             "Search the user's long-term memory (Supermemory). Returns matching memories with "
             "the document_id needed to forget one.",
@@ -68,7 +51,7 @@ def tool_schemas() -> list[dict[str, Any]]:
             },
             ["query"],
         ),
-        _schema(
+        function_tool(
             FORGET,
             "Delete one memory document of this user from long-term memory (Supermemory), by "
             "the document_id a search returned.",
