@@ -187,9 +187,9 @@ class Compressor(CompressionTrigger):
         # the fallback reads the original middle: prune it only if pruning alone might do
         unread = not use_llm and (
             force
-            or not _prune_suffices(
+            or not policy.prune_suffices(
                 int(tokens_before * ratio),
-                int(_untouched_tokens(source, costs) * ratio),
+                int(policy.untouched_tokens(source, costs) * ratio),
                 self.threshold_tokens,
                 real_budget,
             )
@@ -209,7 +209,7 @@ class Compressor(CompressionTrigger):
         for index in pruned.replaced:
             known[id(working[index])] = self._cost(working[index])
         tokens_pruned = self._total(working, known)
-        if not force and _prune_suffices(
+        if not force and policy.prune_suffices(
             int(tokens_before * ratio),
             int(tokens_pruned * ratio),
             self.threshold_tokens,
@@ -366,26 +366,6 @@ class Compressor(CompressionTrigger):
             archived=list(archived or []),
             stats=stats,
         )
-
-
-def _untouched_tokens(messages: list[Message], costs: list[int]) -> int:
-    """A lower bound of the tokens left after pruning: the messages it never edits (no tool
-    result, no tool calls, no multi-part content that could hold an image)."""
-    return sum(
-        cost
-        for msg, cost in zip(messages, costs, strict=True)
-        if msg.get("role") != "tool"
-        and not msg.get("tool_calls")
-        and not isinstance(msg.get("content"), list)
-    )
-
-
-def _prune_suffices(before: int, after: int, threshold: int, tail_budget: int) -> bool:
-    """Stop after pruning only with real headroom: an effective saving (anti-thrash) and room
-    under the threshold for about a tail's worth of new turns, else the next turn or two
-    would trigger again."""
-    effective = after <= before * (1.0 - policy.INEFFECTIVE_SAVINGS)
-    return effective and after <= threshold - tail_budget
 
 
 def _as_settings(config: Settings | Mapping[str, Any] | None) -> Settings:

@@ -26,6 +26,7 @@ from hermes_core.compression.guard import (
 
 if TYPE_CHECKING:
     from hermes_core.settings import CompressionSettings
+    from hermes_core.types import Message
 
 __all__ = [
     "DEFAULT_COOLDOWN_S",
@@ -39,10 +40,12 @@ __all__ = [
     "CompressionGuard",
     "Threshold",
     "from_settings",
+    "prune_suffices",
     "resolve_threshold",
     "summary_budget",
     "tail_budget",
     "tail_message_floor",
+    "untouched_tokens",
 ]
 
 SMALL_CONTEXT_TOKENS: Final = 512_000
@@ -175,3 +178,23 @@ def summary_budget(context_length: int) -> int:
 def tail_message_floor(protect_last_n: int) -> int:
     """Messages the tail always keeps; at most 8 so the token budget stays in charge."""
     return max(0, min(protect_last_n, TAIL_MESSAGE_FLOOR_MAX))
+
+
+def untouched_tokens(messages: list[Message], costs: list[int]) -> int:
+    """A lower bound of the tokens left after pruning: the messages it never edits (no tool
+    result, no tool calls, no multi-part content that could hold an image)."""
+    return sum(
+        cost
+        for msg, cost in zip(messages, costs, strict=True)
+        if msg.get("role") != "tool"
+        and not msg.get("tool_calls")
+        and not isinstance(msg.get("content"), list)
+    )
+
+
+def prune_suffices(before: int, after: int, threshold: int, tail_budget: int) -> bool:
+    """Stop after pruning only with real headroom: an effective saving (anti-thrash) and room
+    under the threshold for about a tail's worth of new turns, else the next turn or two
+    would trigger again."""
+    effective = after <= before * (1.0 - INEFFECTIVE_SAVINGS)
+    return effective and after <= threshold - tail_budget
