@@ -20,7 +20,10 @@ from typing import Any
 
 import httpx
 
-_RETRYABLE_STATUS = frozenset({408, 425, 429})
+#: Failures that say the service (or our access to it) is unavailable, not that the turn is
+#: wrong: an outage, throttling, or a key or gateway problem an operator will fix. A queued
+#: turn waits these out however long they last.
+_RETRYABLE_STATUS = frozenset({401, 403, 404, 408, 425, 429})
 
 
 class RetainDBError(Exception):

@@ -170,8 +170,11 @@ class WriteBehindQueue:
         return float(min(self._cap, self._base * 2.0 ** min(attempts - 1, 60)))
 
     def _failed(self, turn: QueuedTurn, error: str, *, retryable: bool) -> None:
+        """Back off and retry. Only a turn the server keeps rejecting (a 4xx about the turn)
+        is parked after ``max_attempts``; an outage is waited out however long it lasts, so
+        nothing synced while the service is down is ever dropped."""
         attempts = turn.attempts + 1
-        if not retryable or attempts >= self._max_attempts:
+        if not retryable and attempts >= self._max_attempts:
             with self._lock:
                 self._db.execute(
                     "UPDATE turns SET status = 'parked', attempts = ?, last_error = ? WHERE id = ?",
