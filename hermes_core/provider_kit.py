@@ -14,8 +14,9 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from hermes_core.errors import ConfigError
+from hermes_core.types import SessionInfo
 
-__all__ = ["ENV_NAME", "check_base_url", "function_tool", "read_api_key"]
+__all__ = ["ENV_NAME", "check_base_url", "function_tool", "principal", "read_api_key"]
 
 #: What an environment variable name may look like (``api_key_env`` values).
 ENV_NAME: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
@@ -63,3 +64,19 @@ def check_base_url(value: str, *, where: str, key_hint: str) -> str:
     if parts.username or parts.password:
         raise ConfigError(f"{where}: must not carry credentials; use {key_hint}")
     return value.rstrip("/")
+
+
+def principal(session: SessionInfo, default: str) -> str:
+    """The id a provider stores a session's data under: its user id, or ``default`` for a
+    session without one (a single-user home).
+
+    Injective, and never ``default`` for a real user: a user id equal to ``default`` or
+    starting with ``default.`` is escaped as ``default.<id>``, so a user who happens to be
+    called like the default principal (or like an escaped id) never shares its memories.
+    """
+    user = session.user_id
+    if not user:
+        return default
+    if user == default or user.startswith(default + "."):
+        return f"{default}.{user}"
+    return user

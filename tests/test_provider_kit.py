@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hermes_core.errors import ConfigError
-from hermes_core.provider_kit import ENV_NAME, check_base_url, function_tool, read_api_key
+from hermes_core.provider_kit import (
+    ENV_NAME,
+    check_base_url,
+    function_tool,
+    principal,
+    read_api_key,
+)
+from hermes_core.types import SessionInfo
 
 
 def test_function_tool_is_a_closed_openai_schema() -> None:
@@ -46,3 +55,23 @@ def test_env_names() -> None:
     assert (
         ENV_NAME.match("MEM0_API_KEY") and not ENV_NAME.match("sk-abc") and not ENV_NAME.match("1X")
     )
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.none(),
+            st.text(max_size=12),
+            st.sampled_from(["default", "default.default", "default.", "default.x", "x"]),
+        ),
+        max_size=8,
+    )
+)
+def test_principal_is_injective_and_never_the_default_for_a_real_user(
+    users: list[str | None],
+) -> None:
+    ids = {u or None for u in users}
+    mapped = {u: principal(SessionInfo("s", user_id=u), "default") for u in ids}
+    assert len(set(mapped.values())) == len(mapped)  # no two users share an id
+    for user, value in mapped.items():
+        assert (value == "default") == (user is None)

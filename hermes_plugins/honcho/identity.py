@@ -11,21 +11,23 @@ import hashlib
 import os
 import re
 
+from hermes_core import provider_kit
 from hermes_core.types import SessionInfo
 from hermes_plugins.honcho.settings import HonchoSettings
 
-_SAFE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_UNSAFE_CHARS = re.compile(r"[^A-Za-z0-9_-]+")
+#: Ids kept as they are: no ``-``, which every hashed id holds (``prefix-digest``), so a user
+#: can never choose an id equal to another user's hashed one.
+_PLAIN = re.compile(r"^[A-Za-z0-9_]{1,64}$")
+_UNSAFE_CHARS = re.compile(r"[^A-Za-z0-9_]+")
 #: metadata key on every message we store: the user peer it belongs to
 OWNER_KEY = "hermes_user"
 
 
 def safe_id(raw: str) -> str:
-    """``raw`` when it is a valid short Honcho id, else a readable prefix plus a hash.
-
-    ``--`` is reserved as the separator in session keys, so an id holding it is hashed too.
-    """
-    if _SAFE.match(raw) and "--" not in raw:
+    """``raw`` when it is a short id of letters, digits and ``_``, else a readable prefix plus
+    a hash (which holds ``-``, so no plain id can equal it; ``--``, the separator in session
+    keys, never survives either)."""
+    if _PLAIN.match(raw):
         return raw
     prefix = _UNSAFE_CHARS.sub("_", raw)[:40].strip("_") or "id"
     digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
@@ -38,10 +40,10 @@ def user_peer_id(session: SessionInfo, settings: HonchoSettings) -> str:
     A user id that equals the assistant's peer gets a hashed suffix: a user must never read
     or write as the assistant.
     """
-    if session.user_id is None or session.user_id == "":
+    if not session.user_id:
         return settings.peer_name
-    peer = safe_id(session.user_id)
-    if peer == settings.ai_peer:
+    peer = safe_id(provider_kit.principal(session, settings.peer_name))
+    if peer in (settings.ai_peer, settings.peer_name):
         digest = hashlib.sha256(b"user:" + peer.encode()).hexdigest()[:16]
         peer = f"{peer}-{digest}"
     return peer

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import httpx
 import mem0  # type: ignore[import-untyped]  # noqa: F401 - missing extra fails at load
 
+from hermes_core import provider_kit
 from hermes_core.errors import ProviderError
 from hermes_core.markers import hookimpl
 from hermes_core.plugins import PluginContext
@@ -64,7 +65,7 @@ class Mem0Provider:
 
     def principal(self, session: SessionInfo) -> str:
         """The user every call is bound to: the session's, else the configured default."""
-        return session.user_id or self.settings.user_id
+        return provider_kit.principal(session, self.settings.user_id)
 
     def _call(self, what: str, function: Callable[[], _T]) -> _T:
         """Run one backend call through the breaker; failures are logged once per streak."""

@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from hermes_core import provider_kit
 from hermes_core.markers import hookimpl
 from hermes_core.plugins import PluginContext
 from hermes_core.types import SessionInfo, Turn
@@ -65,7 +66,7 @@ class RetainDBProvider:
 
     def principal(self, session: SessionInfo) -> str:
         """The user every call for ``session`` is bound to."""
-        return session.user_id or self.settings.user_id
+        return provider_kit.principal(session, self.settings.user_id)
 
     # --- hooks -------------------------------------------------------------------------------
 

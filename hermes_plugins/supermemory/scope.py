@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from hermes_core import provider_kit
 from hermes_core.types import SessionInfo
 
 #: metadata key naming the container a record was written for; checked on every read.
@@ -37,7 +38,7 @@ def container_tag(prefix: str, user_id: str) -> str:
 
 def principal(session: SessionInfo, default_user: str) -> str:
     """The user every call is bound to: ``session.user_id`` or the configured default."""
-    return session.user_id if session.user_id else default_user
+    return provider_kit.principal(session, default_user)
 
 
 def valid_record_id(value: object) -> bool:

@@ -16,6 +16,7 @@ from typing import Any
 
 from hermes_core import ConfigError, hookimpl
 from hermes_core.plugins import PluginContext
+from hermes_core.provider_kit import principal
 from hermes_core.types import SessionInfo, Turn
 
 __all__ = ["KeywordMemoryProvider"]
@@ -83,7 +84,8 @@ class KeywordMemoryProvider:
 
     @staticmethod
     def _user(session: SessionInfo) -> str:
-        return session.user_id or "default"
+        # never "default" for a real user called "default" (see provider_kit.principal)
+        return principal(session, "default")
 
     def _search(self, user: str, query: str) -> list[tuple[int, str]]:
         wanted = _words(query)
