@@ -95,7 +95,7 @@ class HookCaller:
             key = (impl.plugin_name, hook)
             level = logging.DEBUG if key in self._logged_once else logging.WARNING
             self._logged_once.add(key)
-            log.log(level, "plugin '%s' failed in %s: %s", impl.plugin_name, hook, exc)
+            log.log(level, "plugin '%s' failed in %s: %s", impl.plugin_name, hook, _safe(exc))
             log.debug("traceback of the plugin failure", exc_info=exc)
             return False, exc
 
@@ -132,6 +132,13 @@ class HookCaller:
                 kind = type(value).__name__
                 findings.append(_scanner_error(name, f"returned {kind}, not a list of Finding"))
         return findings
+
+
+def _safe(exc: BaseException) -> str:
+    """An exception's text with secrets redacted: provider errors can quote a request."""
+    from hermes_core.redact import redact
+
+    return redact(str(exc))
 
 
 def _scanner_error(plugin: str, what: str) -> Finding:

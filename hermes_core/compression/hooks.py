@@ -148,7 +148,10 @@ def host_hooks(
     def pre_compress(messages: Sequence[Mapping[str, Any]]) -> list[str]:
         if session is None:
             return []
-        notes = host.call("memory_on_pre_compress", messages=messages, session=session)
+        from hermes_core.memory.manager import redacted_messages
+
+        clean = redacted_messages(messages)  # every string handed to a provider is redacted
+        notes = host.call("memory_on_pre_compress", messages=clean, session=session)
         return [n for n in notes or [] if isinstance(n, str) and n.strip()]
 
     return CompressionHooks(

@@ -14,6 +14,7 @@ import logging
 import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final
@@ -25,7 +26,7 @@ from hermes_core.types import Finding, SessionInfo, Turn
 if TYPE_CHECKING:
     from hermes_core.host import Hermes
 
-__all__ = ["CORE_TOOLS", "MemoryEvent", "MemoryManager", "ShutdownReport"]
+__all__ = ["CORE_TOOLS", "MemoryEvent", "MemoryManager", "ShutdownReport", "redacted_messages"]
 
 log = logging.getLogger("hermes_context.memory")
 CORE_TOOLS: Final = frozenset({"memory", "session_search", "skill_manage"})
@@ -59,6 +60,8 @@ class _Call:
         def run() -> None:
             try:
                 self.result = target()
+            except BaseException as exc:  # noqa: BLE001 - even KeyboardInterrupt is only reported
+                self.result = (False, exc)
             finally:
                 self.done.set()
 
@@ -66,16 +69,21 @@ class _Call:
 
 
 def _redacted(value: Any, depth: int = 0) -> Any:
-    """Strings redacted all the way down (tool arguments, message contents)."""
+    """Strings redacted all the way down, keys included (tool arguments, message contents)."""
     if isinstance(value, str):
         return redact(value)
     if depth > 20:
         return value
     if isinstance(value, Mapping):
-        return {k: _redacted(v, depth + 1) for k, v in value.items()}
+        return {_redacted(k, depth + 1): _redacted(v, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_redacted(v, depth + 1) for v in value]
     return value
+
+
+def redacted_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Copies of ``messages`` with every string redacted, for hooks that hand them out."""
+    return [_redacted(dict(m)) for m in messages if isinstance(m, Mapping)]
 
 
 class MemoryManager:
@@ -88,6 +96,8 @@ class MemoryManager:
         *,
         prefetch_timeout: float | None = None,
         tool_timeout: float = 30.0,
+        sync_timeout: float = 30.0,
+        lifecycle_timeout: float = 5.0,
         on_event: Callable[[MemoryEvent], None] | None = None,
         scan: Callable[[str], Sequence[Finding]] | None = None,
     ) -> None:
@@ -99,9 +109,12 @@ class MemoryManager:
         )
         self.tool_timeout = tool_timeout
         self.on_event = on_event
-        self.events: list[MemoryEvent] = []
+        self.events: deque[MemoryEvent] = deque(maxlen=1000)  # the newest, for hosts and tests
         self._scan = scan or (lambda text: self.plugins.scan_threat(text, "context"))
         self._stuck: dict[str, _Call] = {}
+        self._stuck_lock = threading.Lock()
+        self.sync_timeout = sync_timeout
+        self.lifecycle_timeout = lifecycle_timeout
         self._owners: dict[str, str] | None = None  # tool name -> plugin, from tools()
         self._queue: queue.Queue[tuple[Turn, SessionInfo] | None] = queue.Queue()
         self._pending = 0
@@ -116,7 +129,7 @@ class MemoryManager:
     # --- events -------------------------------------------------------------------------------
 
     def _emit(self, kind: str, **data: Any) -> None:
-        event = MemoryEvent(kind, data)
+        event = MemoryEvent(kind, _redacted(data))  # provider errors may quote a key
         self.events.append(event)
         if self.on_event is not None:
             try:
@@ -127,6 +140,30 @@ class MemoryManager:
     def _external(self, plugin: str) -> bool:
         record = self.plugins.records.get(plugin)
         return bool(record and record.external_provider)
+
+    def _bounded(self, plugin: str) -> bool:
+        """Every plugin but the built-ins gets its own thread and a time limit."""
+        record = self.plugins.records.get(plugin)
+        return not (record and record.builtin)
+
+    def _call(self, plugin: str, hook: str, timeout: float, **kwargs: Any) -> tuple[bool, Any]:
+        """One plugin's hook: inline for a built-in, else bounded (and skipped while stuck)."""
+
+        def call() -> tuple[bool, Any]:
+            return self.plugins.call_one(hook, plugin, **kwargs)
+
+        if not self._bounded(plugin):
+            return call()
+        return self._timed(plugin, call, timeout, hook)
+
+    def _each(self, hook: str, timeout: float, **kwargs: Any) -> list[Any]:
+        """Every plugin's answer to ``hook`` (failures and timeouts left out)."""
+        answers = []
+        for plugin in self.plugins.implementations(hook):
+            ok, value = self._call(plugin, hook, timeout, **kwargs)
+            if ok and value is not None:
+                answers.append(value)
+        return answers
 
     # --- recall -------------------------------------------------------------------------------
 
@@ -150,13 +187,9 @@ class MemoryManager:
         return wrap_recall(recalls)
 
     def _recall_from(self, plugin: str, query: str, session: SessionInfo) -> str | None:
-        def call() -> tuple[bool, Any]:
-            return self.plugins.call_one("memory_prefetch", plugin, query=query, session=session)
-
-        if not self._external(plugin):
-            ok, value = call()
-        else:
-            ok, value = self._timed(plugin, call, self.timeout, "memory_prefetch")
+        ok, value = self._call(
+            plugin, "memory_prefetch", self.timeout, query=query, session=session
+        )
         if not ok:
             return None
         return value if isinstance(value, str) and value.strip() else None
@@ -164,15 +197,20 @@ class MemoryManager:
     def _timed(
         self, plugin: str, call: Callable[[], tuple[bool, Any]], timeout: float, hook: str
     ) -> tuple[bool, Any]:
-        running = self._stuck.get(plugin)
-        if running is not None:
-            if not running.done.is_set():
-                self._emit("provider_skipped", provider=plugin, hook=hook)
-                return False, None
-            del self._stuck[plugin]  # it came back: include it again from now on
+        with self._stuck_lock:
+            running = self._stuck.get(plugin)
+            if running is not None and not running.done.is_set():
+                skipped = True
+            else:
+                skipped = False
+                self._stuck.pop(plugin, None)  # it came back: include it again from now on
+        if skipped:
+            self._emit("provider_skipped", provider=plugin, hook=hook)
+            return False, None
         started = _Call(call)
         if not started.done.wait(timeout):
-            self._stuck[plugin] = started
+            with self._stuck_lock:
+                self._stuck[plugin] = started
             self._emit("provider_timeout", provider=plugin, hook=hook, seconds=timeout)
             log.warning("memory provider '%s' did not answer %s in %.1f s", plugin, hook, timeout)
             return False, None
@@ -207,13 +245,15 @@ class MemoryManager:
             turn, session = item
             try:
                 for plugin in self.plugins.implementations("memory_sync"):
-                    ok, value = self.plugins.call_one(
-                        "memory_sync", plugin, turn=turn, session=session
+                    ok, value = self._call(
+                        plugin, "memory_sync", self.sync_timeout, turn=turn, session=session
                     )
-                    if not ok:
+                    if not ok and value is not None and not self._bounded(plugin):
                         self._emit(
                             "provider_error", provider=plugin, hook="memory_sync", error=str(value)
                         )
+            except BaseException:  # the worker must outlive any provider
+                log.exception("memory sync of one turn failed")
             finally:
                 with self._idle:
                     self._pending -= 1
@@ -239,7 +279,7 @@ class MemoryManager:
         schemas: list[dict[str, Any]] = []
         owners: dict[str, str] = {}
         for plugin in self.plugins.implementations("memory_tools"):
-            ok, value = self.plugins.call_one("memory_tools", plugin, session=session)
+            ok, value = self._call(plugin, "memory_tools", self.lifecycle_timeout, session=session)
             if not ok or not isinstance(value, list):
                 continue
             for schema in value:
@@ -271,23 +311,20 @@ class MemoryManager:
                 return json.dumps({"success": False, "error": "arguments are not valid JSON"})
         if not isinstance(arguments, Mapping):
             return json.dumps({"success": False, "error": "arguments must be a JSON object"})
-        args = _redacted(dict(arguments)) if self._external(plugin) else dict(arguments)
-
-        def call() -> tuple[bool, Any]:
-            return self.plugins.call_one(
-                "memory_handle_tool", plugin, session=session, name=name, arguments=args
-            )
-
-        ok, value = (
-            self._timed(plugin, call, self.tool_timeout, "memory_handle_tool")
-            if self._external(plugin)
-            else call()
+        args = _redacted(dict(arguments)) if self._bounded(plugin) else dict(arguments)
+        ok, value = self._call(
+            plugin,
+            "memory_handle_tool",
+            self.tool_timeout,
+            session=session,
+            name=name,
+            arguments=args,
         )
         if not ok:
             return json.dumps({"success": False, "error": f"memory provider '{plugin}' failed"})
         if not isinstance(value, str):
             return json.dumps({"success": False, "error": f"tool {name!r} gave no answer"})
-        if name == "memory" and not self._external(plugin):
+        if name == "memory" and not self._bounded(plugin):
             self._mirror(args, value, session)
         return value
 
@@ -310,32 +347,40 @@ class MemoryManager:
 
     def system_blocks(self, session: SessionInfo) -> str:
         """Static text for the system prompt (the frozen file-memory snapshot and the like)."""
-        blocks = self.plugins.call("memory_system_block", session=session) or []
+        blocks = self._each("memory_system_block", self.lifecycle_timeout, session=session)
         return "\n\n".join(b for b in blocks if isinstance(b, str) and b.strip())
 
     def session_start(self, session: SessionInfo) -> None:
-        self.plugins.call("memory_session_start", session=session)
+        self._each("memory_session_start", self.lifecycle_timeout, session=session)
 
     def session_end(self, session: SessionInfo, reason: str = "closed") -> None:
-        self.plugins.call("memory_session_end", session=session, reason=reason)
+        self._each("memory_session_end", self.lifecycle_timeout, session=session, reason=reason)
 
     def session_switch(self, session: SessionInfo, parent_session_id: str) -> None:
-        self.plugins.call(
-            "memory_session_switch", session=session, parent_session_id=parent_session_id
+        self._each(
+            "memory_session_switch",
+            self.lifecycle_timeout,
+            session=session,
+            parent_session_id=parent_session_id,
         )
 
     def pre_compress(
         self, messages: Sequence[Mapping[str, Any]], session: SessionInfo
     ) -> list[str]:
         """Notes providers want the summariser to see before the middle is compacted."""
-        clean = [_redacted(dict(m)) for m in messages]
-        notes = self.plugins.call("memory_on_pre_compress", messages=clean, session=session)
-        return [n for n in notes or [] if isinstance(n, str) and n.strip()]
+        clean = redacted_messages(messages)
+        notes = self._each(
+            "memory_on_pre_compress", self.lifecycle_timeout, messages=clean, session=session
+        )
+        return [n for n in notes if isinstance(n, str) and n.strip()]
 
     def on_write(self, action: str, target: str, content: str, session: SessionInfo | None) -> None:
         """Mirror a built-in memory write to the providers (redacted)."""
-        self.plugins.call(
+        if target not in ("memory", "user") or action not in ("add", "replace", "remove"):
+            return
+        self._each(
             "memory_on_write",
+            self.lifecycle_timeout,
             action=action,
             target=target,
             content=redact(content),
@@ -359,8 +404,10 @@ class MemoryManager:
             self._emit("sync_abandoned", turns=abandoned)
             log.warning("memory shutdown abandoned %d unsynced turns", len(abandoned))
         self._queue.put(None)
-        self.plugins.call("memory_shutdown")
-        stuck = [name for name, call in self._stuck.items() if not call.done.is_set()]
+        for plugin in reversed(self.plugins.implementations("memory_shutdown")):
+            self._call(plugin, "memory_shutdown", timeout)  # a hung one is left behind
+        with self._stuck_lock:
+            stuck = [name for name, call in self._stuck.items() if not call.done.is_set()]
         return ShutdownReport(synced=self._synced, abandoned=abandoned, stuck=stuck)
 
 

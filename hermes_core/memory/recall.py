@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from hermes_core.threats.unicode import fold, nfkc, strip_hidden
 from hermes_core.types import Finding
 
 __all__ = [
@@ -32,7 +33,15 @@ RECALL_NOTE: Final = (
 )
 #: Where the exact injected bytes are kept on the message, so later turns replay the same.
 MEMORY_CONTEXT_KEY: Final = "_memory_context"
-_FENCE: Final = re.compile(r"<\s{0,8}(/?)\s{0,8}memory[\s_-]{0,8}context\s{0,8}>", re.IGNORECASE)
+#: Anything tag-like: ASCII or full-width brackets, look-alike angle quotes, HTML entities.
+_TAGLIKE: Final = re.compile(
+    r"(?:<|\uff1c|\u2039|\u3008|\u300a|&lt;?|&#0{0,4}60;?|&#x0{0,4}3c;?)"
+    r"([^<>\n\uff1c\uff1e]{0,120}?)"
+    r"(?:>|\uff1e|\u203a|\u3009|\u300b|&gt;?|&#0{0,4}62;?|&#x0{0,4}3e;?)",
+    re.IGNORECASE,
+)
+#: A note claiming to come from the system, whatever its spelling.
+_SYSTEM_NOTE: Final = re.compile(r"\[(\s{0,5})system(\W{1,5})note", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -44,9 +53,24 @@ class Recall:
     withheld: list[tuple[str, list[str]]] = field(default_factory=list)  # (excerpt, ids)
 
 
+def _letters(text: str) -> str:
+    """Only the Latin letters of ``text`` after normalisation and look-alike folding."""
+    return re.sub(r"[^a-z]", "", fold(nfkc(strip_hidden(text))).casefold())
+
+
 def neutralise_fences(text: str) -> str:
-    """Make ``<memory-context>`` / ``</memory-context>`` (any case or spacing) inert."""
-    return _FENCE.sub(lambda m: f"[{m.group(1)}memory-context]", text)
+    """Make every tag that names the fence inert (``</memory-context>``, ``</memory-context
+    end>``, ``<memory-context/>``, full-width, look-alike letters, HTML entities), and every
+    bracketed "system note" read as quoted: recalled text cannot close the block early or
+    speak as the system."""
+
+    def defuse(match: re.Match[str]) -> str:
+        inner = _letters(match.group(1))
+        fence = "memorycontext" in inner or "systemnote" in inner
+        return "[fence tag removed]" if fence else match.group(0)
+
+    text = _TAGLIKE.sub(defuse, text)
+    return _SYSTEM_NOTE.sub(lambda m: f"[{m.group(1)}quoted{m.group(2)}note", text)
 
 
 def _items(text: str) -> list[str]:
@@ -63,13 +87,19 @@ def _items(text: str) -> list[str]:
 def screen_recall(provider: str, text: str, scan: Callable[[str], Sequence[Finding]]) -> Recall:
     """Scan each recalled item; keep the clean ones (fences neutralised), withhold the rest."""
     recall = Recall(provider)
-    for item in _items(text):
+    for item in _items(nfkc(strip_hidden(text))):  # recalled data reads as plain text
         findings = list(scan(item))
         if findings:
             ids = list(dict.fromkeys(f.pattern_id for f in findings))
             recall.withheld.append((item[:80], ids))
         else:
             recall.kept.append(neutralise_fences(item))
+    if len(recall.kept) > 1:  # a payload split across items only shows when they are joined
+        findings = list(scan("\n".join(recall.kept)))
+        if findings:
+            ids = list(dict.fromkeys(f.pattern_id for f in findings))
+            recall.withheld.append(("(several items read together)", ids))
+            recall.kept.clear()
     return recall
 
 

@@ -44,7 +44,7 @@ class Mem0Settings:
     mode: Mode = "platform"
     api_key_env: str = "MEM0_API_KEY"
     host: str | None = None
-    oss_config: Mapping[str, Any] = field(default_factory=dict)
+    oss_config: Mapping[str, Any] = field(default_factory=dict, repr=False)  # may hold keys
     user_id: str = DEFAULT_USER_ID
     agent_id: str | None = None
     infer: bool = True
