@@ -193,6 +193,7 @@ class PluginHost:
         if external:
             current = self.external_provider()
             if current is not None:
+                _shut_down(plugin)  # built already (it may have started threads): stop it
                 raise ConfigError(
                     f"two external memory providers: '{current}' and '{name}'; at most one can "
                     "be active. Choose one with memory.provider and remove the other from "
@@ -287,6 +288,16 @@ def _record(spec: PluginSpec, *, status: str) -> PluginRecord:
         status=status,
         builtin=spec.builtin,
     )
+
+
+def _shut_down(plugin: object) -> None:
+    """Best-effort ``memory_shutdown`` of a plugin that is being refused."""
+    shutdown = getattr(plugin, "memory_shutdown", None)
+    if callable(shutdown):
+        try:
+            shutdown()
+        except Exception:  # the refusal is what the user must see
+            log.debug("shutdown of a refused plugin failed", exc_info=True)
 
 
 def _reject_wrappers(plugin: object, name: str) -> None:

@@ -492,3 +492,22 @@ def test_failed_plugin_keeps_its_distribution(tmp_path: Path, fake_dist: Path) -
     record = host.plugins.records["needs_extra"]
     assert (record.distribution, record.version) == ("hermes_thirdparty", "1.2.3")
     assert "\n" not in record.status
+
+
+def test_a_refused_second_provider_is_shut_down(tmp_path: Path) -> None:
+    class Provider:
+        external_memory_provider = True
+
+        def __init__(self) -> None:
+            self.closed = False
+
+        @hookimpl
+        def memory_shutdown(self) -> None:
+            self.closed = True
+
+    host = make_host(tmp_path)
+    host.plugins.register(Provider(), name="first")
+    second = Provider()
+    with pytest.raises(ConfigError, match="two external memory providers"):
+        host.plugins.register(second, name="second")
+    assert second.closed is True
