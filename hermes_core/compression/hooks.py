@@ -148,7 +148,7 @@ def host_hooks(
     def pre_compress(messages: Sequence[Mapping[str, Any]]) -> list[str]:
         if session is None:
             return []
-        from hermes_core.memory.manager import redacted_messages
+        from hermes_core.memory.calls import redacted_messages
 
         clean = redacted_messages(messages)  # every string handed to a provider is redacted
         notes = host.call("memory_on_pre_compress", messages=clean, session=session)

@@ -16,9 +16,17 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
+from hermes_core.memory.calls import (
+    Call,
+    MemoryEvent,
+    ShutdownReport,
+    redacted,
+    redacted_messages,
+    tool_name,
+)
 from hermes_core.memory.recall import Recall, screen_recall, wrap_recall
 from hermes_core.redact import redact
 from hermes_core.types import Finding, SessionInfo, Turn
@@ -30,60 +38,6 @@ __all__ = ["CORE_TOOLS", "MemoryEvent", "MemoryManager", "ShutdownReport", "reda
 
 log = logging.getLogger("hermes_context.memory")
 CORE_TOOLS: Final = frozenset({"memory", "session_search", "skill_manage"})
-
-
-@dataclass(frozen=True)
-class MemoryEvent:
-    """Something a host may want to show or log: ``recall_blocked``, ``provider_timeout``,
-    ``provider_skipped``, ``provider_error``, ``tool_dropped``, ``sync_abandoned``."""
-
-    kind: str
-    data: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ShutdownReport:
-    """What shutdown could not finish: turns left unsynced, providers still stuck."""
-
-    synced: int
-    abandoned: list[str]
-    stuck: list[str]
-
-
-class _Call:
-    """One provider call on its own daemon thread (a hung provider must never block exit)."""
-
-    def __init__(self, target: Callable[[], tuple[bool, Any]]) -> None:
-        self.done = threading.Event()
-        self.result: tuple[bool, Any] = (False, None)
-
-        def run() -> None:
-            try:
-                self.result = target()
-            except BaseException as exc:  # noqa: BLE001 - even KeyboardInterrupt is only reported
-                self.result = (False, exc)
-            finally:
-                self.done.set()
-
-        threading.Thread(target=run, name="hermes-memory-call", daemon=True).start()
-
-
-def _redacted(value: Any, depth: int = 0) -> Any:
-    """Strings redacted all the way down, keys included (tool arguments, message contents)."""
-    if isinstance(value, str):
-        return redact(value)
-    if depth > 20:
-        return value
-    if isinstance(value, Mapping):
-        return {_redacted(k, depth + 1): _redacted(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_redacted(v, depth + 1) for v in value]
-    return value
-
-
-def redacted_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Copies of ``messages`` with every string redacted, for hooks that hand them out."""
-    return [_redacted(dict(m)) for m in messages if isinstance(m, Mapping)]
 
 
 class MemoryManager:
@@ -111,7 +65,7 @@ class MemoryManager:
         self.on_event = on_event
         self.events: deque[MemoryEvent] = deque(maxlen=1000)  # the newest, for hosts and tests
         self._scan = scan or (lambda text: self.plugins.scan_threat(text, "context"))
-        self._stuck: dict[str, _Call] = {}
+        self._stuck: dict[str, Call] = {}
         self._stuck_lock = threading.Lock()
         self.sync_timeout = sync_timeout
         self.lifecycle_timeout = lifecycle_timeout
@@ -129,7 +83,7 @@ class MemoryManager:
     # --- events -------------------------------------------------------------------------------
 
     def _emit(self, kind: str, **data: Any) -> None:
-        event = MemoryEvent(kind, _redacted(data))  # provider errors may quote a key
+        event = MemoryEvent(kind, redacted(data))  # provider errors may quote a key
         self.events.append(event)
         if self.on_event is not None:
             try:
@@ -207,7 +161,7 @@ class MemoryManager:
         if skipped:
             self._emit("provider_skipped", provider=plugin, hook=hook)
             return False, None
-        started = _Call(call)
+        started = Call(call)
         if not started.done.wait(timeout):
             with self._stuck_lock:
                 self._stuck[plugin] = started
@@ -230,7 +184,7 @@ class MemoryManager:
             turn,
             user=redact(turn.user),
             assistant=redact(turn.assistant),
-            messages=tuple(_redacted(dict(m)) for m in turn.messages),
+            messages=tuple(redacted(dict(m)) for m in turn.messages),
         )
         with self._idle:
             self._pending += 1
@@ -283,7 +237,7 @@ class MemoryManager:
             if not ok or not isinstance(value, list):
                 continue
             for schema in value:
-                name = _tool_name(schema)
+                name = tool_name(schema)
                 if name is None:
                     continue
                 clash = name in owners or (self._external(plugin) and name in CORE_TOOLS)
@@ -311,7 +265,7 @@ class MemoryManager:
                 return json.dumps({"success": False, "error": "arguments are not valid JSON"})
         if not isinstance(arguments, Mapping):
             return json.dumps({"success": False, "error": "arguments must be a JSON object"})
-        args = _redacted(dict(arguments)) if self._bounded(plugin) else dict(arguments)
+        args = redacted(dict(arguments)) if self._bounded(plugin) else dict(arguments)
         ok, value = self._call(
             plugin,
             "memory_handle_tool",
@@ -409,11 +363,3 @@ class MemoryManager:
         with self._stuck_lock:
             stuck = [name for name, call in self._stuck.items() if not call.done.is_set()]
         return ShutdownReport(synced=self._synced, abandoned=abandoned, stuck=stuck)
-
-
-def _tool_name(schema: Any) -> str | None:
-    if not isinstance(schema, Mapping):
-        return None
-    function = schema.get("function")
-    name = function.get("name") if isinstance(function, Mapping) else None
-    return name if isinstance(name, str) and name else None

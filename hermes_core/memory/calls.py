@@ -1,0 +1,86 @@
+"""The pieces of the memory manager that are not the manager: its events and report, a call
+on its own daemon thread, deep redaction, reading a tool schema's name.
+
+Why apart: they are plain data and small functions the manager composes; keeping them here
+keeps the manager about policy (what is bounded, skipped, scanned, mirrored).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hermes_core.redact import redact
+
+__all__ = [
+    "Call",
+    "MemoryEvent",
+    "ShutdownReport",
+    "redacted",
+    "redacted_messages",
+    "tool_name",
+]
+
+
+@dataclass(frozen=True)
+class MemoryEvent:
+    """Something a host may want to show or log: ``recall_blocked``, ``provider_timeout``,
+    ``provider_skipped``, ``provider_error``, ``tool_dropped``, ``sync_abandoned``."""
+
+    kind: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ShutdownReport:
+    """What shutdown could not finish: turns left unsynced, providers still stuck."""
+
+    synced: int
+    abandoned: list[str]
+    stuck: list[str]
+
+
+class Call:
+    """One provider call on its own daemon thread (a hung provider must never block exit)."""
+
+    def __init__(self, target: Callable[[], tuple[bool, Any]]) -> None:
+        self.done = threading.Event()
+        self.result: tuple[bool, Any] = (False, None)
+
+        def run() -> None:
+            try:
+                self.result = target()
+            except BaseException as exc:  # noqa: BLE001 - even KeyboardInterrupt is only reported
+                self.result = (False, exc)
+            finally:
+                self.done.set()
+
+        threading.Thread(target=run, name="hermes-memory-call", daemon=True).start()
+
+
+def redacted(value: Any, depth: int = 0) -> Any:
+    """Strings redacted all the way down, keys included (tool arguments, message contents)."""
+    if isinstance(value, str):
+        return redact(value)
+    if depth > 20:
+        return value
+    if isinstance(value, Mapping):
+        return {redacted(k, depth + 1): redacted(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redacted(v, depth + 1) for v in value]
+    return value
+
+
+def redacted_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Copies of ``messages`` with every string redacted, for hooks that hand them out."""
+    return [redacted(dict(m)) for m in messages if isinstance(m, Mapping)]
+
+
+def tool_name(schema: Any) -> str | None:
+    if not isinstance(schema, Mapping):
+        return None
+    function = schema.get("function")
+    name = function.get("name") if isinstance(function, Mapping) else None
+    return name if isinstance(name, str) and name else None
