@@ -8,7 +8,6 @@ JSON). There is no deriver: a peer's representation is its explicit conclusions.
 from __future__ import annotations
 
 import itertools
-import json
 import re
 import threading
 from collections.abc import Iterator
@@ -18,17 +17,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from loopback import QuietHandler, Recorded, json_or_text, read_raw, send, serve, stop
+
 NOW = "2026-11-30T12:00:00Z"
 _WORD = re.compile(r"\w{3,}", re.UNICODE)
-
-
-@dataclass
-class Recorded:
-    method: str
-    path: str
-    query: dict[str, str]
-    headers: dict[str, str]
-    body: Any
 
 
 @dataclass
@@ -91,33 +83,18 @@ class FakeHoncho:
     def start(self) -> FakeHoncho:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:  # quiet
-                return
+        class Handler(QuietHandler):
+            def _any(self) -> None:
+                fake._handle(self, self.command)
 
-            def do_GET(self) -> None:
-                fake._handle(self, "GET")
+            do_GET = do_POST = do_PUT = do_DELETE = _any
 
-            def do_POST(self) -> None:
-                fake._handle(self, "POST")
-
-            def do_PUT(self) -> None:
-                fake._handle(self, "PUT")
-
-            def do_DELETE(self) -> None:
-                fake._handle(self, "DELETE")
-
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        server.daemon_threads = True
-        self._server = server
-        threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
+        self._server = serve(Handler, poll=0.02)
         return self
 
     def stop(self) -> None:
         self._release.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        stop(self._server)
 
     @property
     def base_url(self) -> str:
@@ -164,14 +141,9 @@ class FakeHoncho:
 
     def _handle(self, handler: BaseHTTPRequestHandler, method: str) -> None:
         parts = urlsplit(handler.path)
-        length = int(handler.headers.get("Content-Length") or 0)
-        raw = handler.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw) if raw else None
-        except ValueError:
-            body = raw.decode("utf-8", "replace")
+        body = json_or_text(read_raw(handler))
         query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
-        record = Recorded(method, parts.path, query, dict(handler.headers.items()), body)
+        record = Recorded(method, parts.path, dict(handler.headers.items()), body, query)
         with self._lock:
             self.requests.append(record)
         fault = self._take_fault(parts.path)
@@ -179,33 +151,20 @@ class FakeHoncho:
             if fault.kind == "delay":
                 self._release.wait(fault.seconds)
             elif fault.kind == "malformed":
-                return self._send(handler, 200, b'{"id": "broken", "items": [', raw_body=True)
+                return send(handler, 200, b'{"id": "broken", "items": [')
             else:
                 status = int(fault.kind)
-                return self._send(handler, status, {"detail": f"injected {status}"})
+                return send(handler, status, {"detail": f"injected {status}"})
         expected = None if self.api_key is None else f"Bearer {self.api_key}"
         if expected is not None and handler.headers.get("Authorization") != expected:
-            return self._send(handler, 401, {"detail": "invalid api key"})
+            return send(handler, 401, {"detail": "invalid api key"})
         try:
             status, answer = self._route(method, parts.path, query, body)
         except KeyError as exc:
             status, answer = 404, {"detail": f"not found: {exc}"}
         except Exception as exc:  # a fake bug shows as a 500 the test will see
             status, answer = 500, {"detail": f"fake error: {type(exc).__name__}: {exc}"}
-        self._send(handler, status, answer)
-
-    def _send(
-        self, handler: BaseHTTPRequestHandler, status: int, answer: Any, *, raw_body: bool = False
-    ) -> None:
-        data = answer if raw_body else (b"" if answer is None else json.dumps(answer).encode())
-        try:
-            handler.send_response(status)
-            handler.send_header("Content-Type", "application/json")
-            handler.send_header("Content-Length", str(len(data)))
-            handler.end_headers()
-            handler.wfile.write(data)
-        except OSError:
-            pass  # the client gave up (timeout): nothing to answer
+        send(handler, status, answer)
 
     def _next_id(self, prefix: str) -> str:
         with self._lock:

@@ -10,7 +10,6 @@ setting ``fault`` to 401, 429, 500, ``"delay"`` (held until the fault is cleared
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import re
 import threading
@@ -18,6 +17,8 @@ import uuid
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from loopback import QuietHandler, Recorded, json_or_text, read_raw, send, serve, stop
 
 DIMS = 64
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -42,14 +43,6 @@ def matches(query: str, text: str) -> int:
 
 
 @dataclass
-class Recorded:
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: Any
-
-
-@dataclass
 class FakeMem0:
     api_key: str = "m0-test-key-not-a-secret"
     memories: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -65,27 +58,19 @@ class FakeMem0:
     def start(self) -> FakeMem0:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def _any(self) -> None:
                 fake._handle(self)
 
             do_GET = do_POST = do_PUT = do_DELETE = _any
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._server.block_on_close = False
+        self._server = serve(Handler)
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 
     def stop(self) -> None:
         self.release.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        stop(self._server)
 
     def set_fault(self, fault: int | str | None) -> None:
         self.fault = fault
@@ -105,30 +90,25 @@ class FakeMem0:
     # --- handling ----------------------------------------------------------------------
 
     def _handle(self, handler: BaseHTTPRequestHandler) -> None:
-        length = int(handler.headers.get("Content-Length") or 0)
-        raw = handler.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw) if raw else None
-        except ValueError:
-            body = raw.decode(errors="replace")
+        body = json_or_text(read_raw(handler))
         path = handler.path
         self.requests.append(Recorded(handler.command, path, dict(handler.headers.items()), body))
         if self.fault == "delay":
             self.release.wait(30)
         elif isinstance(self.fault, int):
-            return self._send(handler, self.fault, {"detail": f"injected {self.fault}"})
+            return send(handler, self.fault, {"detail": f"injected {self.fault}"})
         elif self.fault == "malformed":
-            return self._send_raw(handler, 200, b'{"results": [ this is not json')
+            return send(handler, 200, b'{"results": [ this is not json')
         route = path.split("?", 1)[0]
         if route.startswith("/v1/embeddings"):
             return self._embeddings(handler, body)
         if route.startswith("/v1/chat/completions"):
             answer = {"choices": [{"message": {"role": "assistant", "content": "{}"}}]}
-            return self._send(handler, 200, answer)
+            return send(handler, 200, answer)
         if handler.headers.get("Authorization") != f"Token {self.api_key}":
-            return self._send(handler, 401, {"detail": "Invalid API key"})
+            return send(handler, 401, {"detail": "Invalid API key"})
         if route == "/v1/ping/":
-            return self._send(handler, 200, {"status": "ok", "org_id": "o", "project_id": "p"})
+            return send(handler, 200, {"status": "ok", "org_id": "o", "project_id": "p"})
         if route == "/v3/memories/add/" and handler.command == "POST":
             return self._add(handler, body)
         if route == "/v3/memories/search/" and handler.command == "POST":
@@ -136,13 +116,13 @@ class FakeMem0:
         found = re.fullmatch(r"/v1/memories/([^/]+)/", route)
         if found:
             return self._one(handler, found.group(1), body)
-        return self._send(handler, 404, {"detail": f"no route {route}"})
+        return send(handler, 404, {"detail": f"no route {route}"})
 
     def _add(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
         filters = body.get("filters") or {}
         user_id = filters.get("user_id") or body.get("user_id")
         if not user_id:
-            return self._send(handler, 400, {"detail": "user_id required"})
+            return send(handler, 400, {"detail": "user_id required"})
         results = []
         for message in body.get("messages", []):
             memory_id = str(uuid.uuid4())
@@ -155,12 +135,12 @@ class FakeMem0:
             }
             self.memories[memory_id] = record
             results.append({"id": memory_id, "memory": message["content"], "event": "ADD"})
-        return self._send(handler, 200, {"results": results})
+        return send(handler, 200, {"results": results})
 
     def _search(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
         user_id = (body.get("filters") or {}).get("user_id")
         if not user_id:
-            return self._send(handler, 400, {"detail": "filters.user_id required"})
+            return send(handler, 400, {"detail": "filters.user_id required"})
         hits = []
         for record in list(self.memories.values()):
             if record["user_id"] != user_id and not self.ignore_filters:
@@ -169,21 +149,21 @@ class FakeMem0:
             if score:
                 hits.append({**record, "score": score / 10})
         hits.sort(key=lambda r: -r["score"])
-        return self._send(handler, 200, {"results": hits[: int(body.get("top_k") or 10)]})
+        return send(handler, 200, {"results": hits[: int(body.get("top_k") or 10)]})
 
     def _one(self, handler: BaseHTTPRequestHandler, memory_id: str, body: Any) -> None:
         record = self.memories.get(memory_id)
         if record is None:
-            return self._send(handler, 404, {"detail": "Memory not found"})
+            return send(handler, 404, {"detail": "Memory not found"})
         if handler.command == "GET":
-            return self._send(handler, 200, record)
+            return send(handler, 200, record)
         if handler.command == "PUT":
             record["memory"] = body["text"]
-            return self._send(handler, 200, {"id": memory_id, "memory": body["text"]})
+            return send(handler, 200, {"id": memory_id, "memory": body["text"]})
         if handler.command == "DELETE":
             del self.memories[memory_id]
-            return self._send(handler, 200, {"message": "Memory deleted successfully!"})
-        return self._send(handler, 405, {"detail": "method not allowed"})
+            return send(handler, 200, {"message": "Memory deleted successfully!"})
+        return send(handler, 405, {"detail": "method not allowed"})
 
     def _embeddings(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
         texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
@@ -193,17 +173,4 @@ class FakeMem0:
         ]
         usage = {"prompt_tokens": 1, "total_tokens": 1}
         answer = {"object": "list", "data": data, "model": body.get("model"), "usage": usage}
-        return self._send(handler, 200, answer)
-
-    def _send(self, handler: BaseHTTPRequestHandler, status: int, payload: Any) -> None:
-        self._send_raw(handler, status, json.dumps(payload).encode())
-
-    def _send_raw(self, handler: BaseHTTPRequestHandler, status: int, data: bytes) -> None:
-        try:
-            handler.send_response(status)
-            handler.send_header("Content-Type", "application/json")
-            handler.send_header("Content-Length", str(len(data)))
-            handler.end_headers()
-            handler.wfile.write(data)
-        except OSError:
-            pass  # the client gave up (timeout); nothing to answer
+        return send(handler, 200, answer)

@@ -9,32 +9,24 @@ every user's records to prove the client filters by owner itself.
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from loopback import QuietHandler, Recorded, json_or_text, read_raw, send, serve, stop
+
 _WORD = re.compile(r"\w{3,}")
-
-
-@dataclass
-class Request:
-    method: str
-    path: str
-    query: dict[str, str]
-    headers: dict[str, str]
-    body: Any
 
 
 @dataclass
 class FakeRetainDB:
     api_key: str = "rdb-test-key-0000"
     records: dict[str, dict[str, Any]] = field(default_factory=dict)
-    requests: list[Request] = field(default_factory=list)
+    requests: list[Recorded] = field(default_factory=list)
     #: fault injection
     status: int | None = None
     status_count: int | None = None  # None: until cleared
@@ -65,18 +57,12 @@ class FakeRetainDB:
         class Handler(_Handler):
             state = fake
 
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        server.daemon_threads = True
-        server.block_on_close = False
-        self.server = server
-        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+        self.server = serve(Handler)
         return self
 
     def stop(self) -> None:
         self._release.set()
-        if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
+        stop(self.server)
 
     def heal(self) -> None:
         """Clear every fault and release requests that are waiting."""
@@ -105,7 +91,7 @@ class FakeRetainDB:
                 if user_id is None or r["user_id"] == user_id
             ]
 
-    def requests_to(self, method: str, path_prefix: str) -> list[Request]:
+    def requests_to(self, method: str, path_prefix: str) -> list[Recorded]:
         return [r for r in self.requests if r.method == method and r.path.startswith(path_prefix)]
 
     def add(self, user_id: str, content: str, project: str = "default") -> str:
@@ -131,7 +117,7 @@ class FakeRetainDB:
         self.records[memory_id] = record
         return record
 
-    def handle(self, request: Request) -> tuple[int, Any]:
+    def handle(self, request: Recorded) -> tuple[int, Any]:
         with self._lock:
             self.requests.append(request)
             release = self._release
@@ -157,7 +143,7 @@ class FakeRetainDB:
             release.wait(30.0)
         return status, answer
 
-    def _route(self, request: Request) -> tuple[int, Any]:
+    def _route(self, request: Recorded) -> tuple[int, Any]:
         method, path, body, query = request.method, request.path, request.body, request.query
         if method == "POST" and path == "/v1/memories":
             if not all(isinstance(body.get(k), str) for k in ("project", "user_id", "content")):
@@ -204,36 +190,21 @@ class FakeRetainDB:
         return 404, {"error": f"no route {method} {path}"}
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(QuietHandler):
     state: FakeRetainDB
-
-    def log_message(self, format: str, *args: Any) -> None:  # silence the default stderr log
-        pass
 
     def _serve(self) -> None:
         parts = urlsplit(self.path)
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw) if raw else {}
-        except ValueError:
-            body = None
-        request = Request(
+        raw = read_raw(self)
+        parsed = json_or_text(raw) if raw else {}
+        request = Recorded(
             method=self.command,
             path=parts.path,
             query={k: v[0] for k, v in parse_qs(parts.query).items()},
             headers={k.lower(): v for k, v in self.headers.items()},
-            body=body,
+            body=None if isinstance(parsed, str) else parsed,
         )
         status, answer = self.state.handle(request)
-        data = answer if isinstance(answer, bytes) else json.dumps(answer).encode()
-        try:
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-        except OSError:
-            pass  # the client gave up (timeout) or died
+        send(self, status, answer)
 
     do_GET = do_POST = do_DELETE = _serve

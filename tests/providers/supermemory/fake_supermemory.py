@@ -10,26 +10,19 @@ can show that the provider's own ownership checks hold even when the server's do
 from __future__ import annotations
 
 import itertools
-import json
 import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
+
+from loopback import QuietHandler, Recorded, json_or_text, read_raw, send
 
 API_KEY = "sm-test-key-0123456789abcdef"
 CHUNK_CHARS = 1_500
 _NOW = "2026-11-30T12:00:00Z"
-
-
-@dataclass
-class Recorded:
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: Any
 
 
 @dataclass
@@ -78,20 +71,12 @@ def _matches_filter(metadata: dict[str, Any], expression: Any) -> bool:
     return equal if operator == "eq" else not equal
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(QuietHandler):
     server: FakeServer
-
-    def log_message(self, format: str, *args: Any) -> None:
-        return
 
     def _route(self) -> None:
         state = self.server.state
-        length = int(self.headers.get("content-length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw) if raw else None
-        except ValueError:
-            body = raw.decode("utf-8", "replace")
+        body = json_or_text(read_raw(self))
         with state.lock:
             state.requests.append(Recorded(self.command, self.path, dict(self.headers), body))
             fault = state.fault
@@ -100,7 +85,7 @@ class _Handler(BaseHTTPRequestHandler):
         if fault.status:
             return self._send(fault.status, {"error": f"injected {fault.status}"})
         if fault.malformed:
-            return self._send_raw(200, b'{"results": [ not json')
+            return self._send(200, b'{"results": [ not json')
         if self.headers.get("authorization") != f"Bearer {API_KEY}":
             return self._send(401, {"error": "invalid API key"})
         parts = self.path.strip("/").split("/")
@@ -200,17 +185,7 @@ class _Handler(BaseHTTPRequestHandler):
     # --- answers ---------------------------------------------------------------------------
 
     def _send(self, status: int, payload: Any) -> None:
-        self._send_raw(status, json.dumps(payload).encode())
-
-    def _send_raw(self, status: int, data: bytes) -> None:
-        try:
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-        except OSError:
-            pass  # the client gave up (timeout): nothing to answer
+        send(self, status, payload)
 
 
 class FakeServer(ThreadingHTTPServer):
