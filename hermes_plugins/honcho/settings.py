@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from hermes_core import provider_kit
 from hermes_core.errors import ConfigError
 from hermes_core.redact import looks_like_secret
 
@@ -22,7 +23,7 @@ RecallMode = Literal["hybrid", "context", "tools"]
 
 HOSTED_BASE_URL = "https://api.honcho.dev"
 _PREFIX = "plugin_config.honcho"
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+_ENV_NAME = provider_kit.ENV_NAME
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
 _STRATEGIES: tuple[SessionStrategy, ...] = ("per-session", "per-directory", "global")
 _MODES: tuple[RecallMode, ...] = ("hybrid", "context", "tools")

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from hermes_core import provider_kit
 from hermes_core.errors import ConfigError
 from hermes_core.redact import looks_like_secret
 
@@ -20,7 +21,7 @@ Mode = Literal["platform", "oss"]
 
 PREFIX = "plugin_config.mem0"
 DEFAULT_USER_ID = "hermes-user"
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+_ENV_NAME = provider_kit.ENV_NAME
 _ENTITY_ID = re.compile(r"^\S{1,200}$")
 _KNOWN = (
     "mode",

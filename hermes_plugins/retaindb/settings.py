@@ -8,7 +8,6 @@ Secrets are only ever named (``api_key_env``); the key itself is read from the e
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -18,7 +17,7 @@ from hermes_core.errors import ConfigError
 from hermes_core.redact import looks_like_secret
 
 PREFIX = "plugin_config.retaindb"
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+_ENV_NAME = provider_kit.ENV_NAME
 
 
 @dataclass(frozen=True)
