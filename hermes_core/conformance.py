@@ -166,7 +166,7 @@ class ProviderConformance:
             assert "anything" not in recalled
             assert manager.sync(Turn(user="hello there", assistant="hi"), session)
             manager.flush(limit)
-        assert "<memory-context>" not in recalled or "background data" in recalled
+        assert recalled == ""  # nothing recalled, and nothing raised
 
     def test_provider_hung_is_bounded_and_skipped_while_stuck(
         self, provider_host: Hermes, manager: MemoryManager
