@@ -1,9 +1,0 @@
-"""Makes ``loopback`` (the HTTP plumbing the provider fakes share) importable from each
-provider's folder."""
-
-from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
