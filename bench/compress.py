@@ -53,7 +53,7 @@ from hermes_core.compression.serialize import (  # noqa: E402
     serialize_turns,
 )
 from hermes_core.compression.tool_results import clear_parse_cache  # noqa: E402
-from hermes_core.settings import Settings  # noqa: E402
+from hermes_core.config.settings import Settings  # noqa: E402
 from hermes_core.tokens import default_cost_cache, get_counter  # noqa: E402
 
 Message = dict[str, Any]

@@ -25,19 +25,19 @@ __version__ = "0.1.0"
 
 # public name -> module that defines it; loaded on first attribute access (PEP 562)
 _LAZY = {
-    "Hermes": "hermes_core.host",
-    "PluginContext": "hermes_core.plugins",
-    "PluginHost": "hermes_core.plugins",
-    "Settings": "hermes_core.settings",
-    "load_config": "hermes_core.config",
-    "count_tokens": "hermes_core.tokens",
+    "Hermes": "hermes_core.host.hermes",
+    "PluginContext": "hermes_core.plugins.manager",
+    "PluginHost": "hermes_core.plugins.manager",
+    "Settings": "hermes_core.config.settings",
+    "load_config": "hermes_core.config.loader",
+    "count_tokens": "hermes_core.tokens.costs",
     "compress": "hermes_core.compression.engine",
     "Compressor": "hermes_core.compression.engine",
     "CompressionResult": "hermes_core.compression.result",
     "CompressionEvent": "hermes_core.compression.result",
-    "validate_messages": "hermes_core.messages",
-    "to_wire": "hermes_core.messages",
-    "read_transcript": "hermes_core.transcripts",
+    "validate_messages": "hermes_core.transcript.messages",
+    "to_wire": "hermes_core.transcript.messages",
+    "read_transcript": "hermes_core.transcript.files",
     "Finding": "hermes_core.types",
     "SessionInfo": "hermes_core.types",
     "SummaryContext": "hermes_core.types",
@@ -83,14 +83,14 @@ if TYPE_CHECKING:
     from hermes_core import memory
     from hermes_core.compression.engine import Compressor, compress
     from hermes_core.compression.result import CompressionEvent, CompressionResult
-    from hermes_core.config import load_config
-    from hermes_core.host import Hermes
+    from hermes_core.config.loader import load_config
+    from hermes_core.config.settings import Settings
+    from hermes_core.host.hermes import Hermes
     from hermes_core.markers import hookimpl, hookspec
-    from hermes_core.messages import to_wire, validate_messages
-    from hermes_core.plugins import PluginContext, PluginHost
-    from hermes_core.settings import Settings
-    from hermes_core.tokens import count_tokens
-    from hermes_core.transcripts import read_transcript
+    from hermes_core.plugins.manager import PluginContext, PluginHost
+    from hermes_core.tokens.costs import count_tokens
+    from hermes_core.transcript.files import read_transcript
+    from hermes_core.transcript.messages import to_wire, validate_messages
     from hermes_core.types import Finding, SessionInfo, SummaryContext, Turn
 
 

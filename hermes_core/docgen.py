@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from hermes_core import hookspecs
-from hermes_core.config import render_value
-from hermes_core.settings import Settings
+from hermes_core.config.loader import render_value
+from hermes_core.config.settings import Settings
 
 
 def configuration_reference() -> str:

@@ -8,7 +8,7 @@ entry-point group and their pip extras.
 
 from __future__ import annotations
 
-from hermes_core.plugin_loading import PluginSpec
+from hermes_core.plugins import PluginSpec
 
 
 def builtin_plugins() -> list[PluginSpec]:

@@ -6,8 +6,8 @@ import argparse
 import logging
 from collections.abc import Sequence
 
-from hermes_core.config import LoadedConfig, load_config
-from hermes_core.host import Hermes
+from hermes_core.config.loader import LoadedConfig, load_config
+from hermes_core.host.hermes import Hermes
 
 EXIT_OK = 0
 EXIT_INPUT = 1

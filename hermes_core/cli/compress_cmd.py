@@ -45,7 +45,7 @@ def register(
 def run(args: argparse.Namespace) -> int:
     from hermes_core.compression.engine import Compressor
     from hermes_core.compression.hooks import host_hooks, llm_summarize_fn
-    from hermes_core.transcripts import read_transcript, write_transcript
+    from hermes_core.transcript.files import read_transcript, write_transcript
 
     if args.json and not args.out:
         raise CommandError(

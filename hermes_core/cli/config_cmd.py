@@ -6,7 +6,7 @@ import argparse
 import json
 
 from hermes_core.cli.common import EXIT_OK, EXIT_USAGE, CommandError, load, open_host
-from hermes_core.config import LoadedConfig, render_value
+from hermes_core.config.loader import LoadedConfig, render_value
 
 
 def register(

@@ -28,7 +28,7 @@ def register(
 
 def run(args: argparse.Namespace) -> int:
     from hermes_core.tokens import get_counter, token_breakdown
-    from hermes_core.transcripts import read_transcript
+    from hermes_core.transcript.files import read_transcript
 
     settings = load(args).settings
     model = args.model or settings.model.name or None

@@ -25,8 +25,8 @@ def register(
 
 
 def run(args: argparse.Namespace) -> int:
-    from hermes_core.messages import validate_messages
-    from hermes_core.transcripts import read_transcript
+    from hermes_core.transcript.files import read_transcript
+    from hermes_core.transcript.messages import validate_messages
 
     messages = read_transcript(args.file)
     problems = validate_messages(messages)

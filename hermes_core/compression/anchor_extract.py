@@ -33,8 +33,12 @@ from hermes_core.compression.anchor_scan import (
     _words,
 )
 from hermes_core.compression.tool_results import loads_shared
-from hermes_core.messages import is_real_user_message, message_text, tool_name_for_results
 from hermes_core.redact import redact
+from hermes_core.transcript.messages import (
+    is_real_user_message,
+    message_text,
+    tool_name_for_results,
+)
 
 __all__ = ["ask_text", "extract_anchors"]
 

@@ -3,7 +3,7 @@
 The summary's role alternates with its neighbours (two user or two assistant messages in a
 row make some providers answer HTTP 400); when neither role fits, the summary is merged into
 the first tail message instead. In-process metadata keys start with ``_`` and are stripped by
-:func:`hermes_core.messages.to_wire` before anything is sent.
+:func:`hermes_core.transcript.messages.to_wire` before anything is sent.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hermes_core.messages import is_real_user_message
+from hermes_core.transcript.messages import is_real_user_message
 
 SYSTEM_ROLES = ("system", "developer")  # "developer" is the newer name of the same message
 SUMMARY_KEY = "_compressed_summary"

@@ -32,12 +32,12 @@ from hermes_core.compression.result import (
 from hermes_core.compression.summary_step import SummaryStep, previous_summary, summarize_step
 from hermes_core.compression.trigger import CompressionTrigger
 from hermes_core.compression.window import Window, choose_window
+from hermes_core.config.settings import Settings
 from hermes_core.errors import InvalidMessages
-from hermes_core.messages import is_real_user_message, turn_groups
-from hermes_core.settings import Settings
 from hermes_core.tokens import REPLY_PRIMING
+from hermes_core.transcript.messages import is_real_user_message, turn_groups
+from hermes_core.transcript.validation import validate_messages
 from hermes_core.types import SummaryContext
-from hermes_core.validation import validate_messages
 
 log = logging.getLogger("hermes_context.compression")
 Message = dict[str, Any]
@@ -373,7 +373,7 @@ def _as_settings(config: Settings | Mapping[str, Any] | None) -> Settings:
         return Settings()
     if isinstance(config, Settings):
         return config
-    from hermes_core.config import load_config
+    from hermes_core.config.loader import load_config
 
     return load_config(config).settings
 

@@ -27,8 +27,12 @@ from hermes_core.compression.anchors import (
     split_summary,
 )
 from hermes_core.compression.tool_results import loads_shared
-from hermes_core.messages import is_real_user_message, message_text, tool_name_for_results
 from hermes_core.redact import redact
+from hermes_core.transcript.messages import (
+    is_real_user_message,
+    message_text,
+    tool_name_for_results,
+)
 
 __all__ = ["FALLBACK_MAX_CHARS", "fallback_summary"]
 

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from hermes_core.types import Finding, SessionInfo, SummaryContext
 
 if TYPE_CHECKING:
-    from hermes_core.plugins import PluginHost
-    from hermes_core.settings import Settings
+    from hermes_core.config.settings import Settings
+    from hermes_core.plugins.manager import PluginHost
 
 SummarizerMode = Literal["auto", "llm", "fallback"]
 PruneFn = Callable[[str, Mapping[str, Any], str, int], "str | None"]

@@ -16,7 +16,7 @@ from hermes_core.compression.assemble import (
     is_summary_message,
     newest_real_user_index,
 )
-from hermes_core.validation import validate_messages
+from hermes_core.transcript.validation import validate_messages
 
 
 def _same_role_pairs(messages: Sequence[Mapping[str, Any]]) -> int:

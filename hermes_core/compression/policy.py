@@ -25,7 +25,7 @@ from hermes_core.compression.guard import (
 )
 
 if TYPE_CHECKING:
-    from hermes_core.settings import CompressionSettings
+    from hermes_core.config.settings import CompressionSettings
     from hermes_core.types import Message
 
 __all__ = [

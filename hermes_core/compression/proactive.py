@@ -9,8 +9,8 @@ from typing import Any
 from hermes_core.compression import policy
 from hermes_core.compression.prune import PruneFn, PruneResult, proactive_prune
 from hermes_core.compression.window import tail_start
-from hermes_core.messages import turn_groups
-from hermes_core.settings import CompressionSettings
+from hermes_core.config.settings import CompressionSettings
+from hermes_core.transcript.messages import turn_groups
 
 
 def proactive_step(

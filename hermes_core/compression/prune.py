@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Final, cast
 
 from hermes_core.compression.images import strip_historical_images
-from hermes_core.validation import tool_call_ids
+from hermes_core.transcript.validation import tool_call_ids
 
 __all__ = [
     "DUPLICATE_NOTE",

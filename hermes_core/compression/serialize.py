@@ -11,8 +11,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_core.messages import tool_name_for_results
 from hermes_core.redact import redact
+from hermes_core.transcript.messages import tool_name_for_results
 
 __all__ = [
     "MAX_SUMMARY_INPUT_CHARS",

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_core.compression.prompts import first_prompt, update_prompt
 from hermes_core.compression.serialize import serialize_turns
+from hermes_core.config.settings import AuxiliaryCompressionSettings, ModelSettings
 from hermes_core.llm import ChatClient, ChatEndpoint, LLMError, retry_on_main_model
 from hermes_core.redact import redact
-from hermes_core.settings import AuxiliaryCompressionSettings, ModelSettings
 
 if TYPE_CHECKING:
     import httpx

@@ -20,7 +20,7 @@ from hermes_core.compression.hooks import CompressionHooks
 from hermes_core.compression.policy import CompressionGuard
 from hermes_core.compression.result import SummarizerUsed
 from hermes_core.compression.summarizer import check_summary
-from hermes_core.messages import message_text
+from hermes_core.transcript.messages import message_text
 from hermes_core.types import SummaryContext
 
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from hermes_core.compression import policy
 from hermes_core.compression.result import CompressionEvent, EventSink
+from hermes_core.config.settings import Settings
 from hermes_core.errors import ConfigError
-from hermes_core.settings import Settings
 from hermes_core.tokens import REPLY_PRIMING, RunningTokenCount, get_counter, message_tokens
 
 log = logging.getLogger("hermes_context.compression")

@@ -1,8 +1,8 @@
 """Phases 2 and 3: which turn groups stay verbatim at the head and the tail.
 
-Every boundary falls between turn groups (:func:`hermes_core.messages.turn_groups`), so an
-assistant message is never separated from the tool results that answer it and no orphan
-can arise from a cut.
+Every boundary falls between turn groups
+(:func:`hermes_core.transcript.messages.turn_groups`), so an assistant message is never
+separated from the tool results that answer it and no orphan can arise from a cut.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_core.compression.assemble import summary_role
-from hermes_core.messages import TurnGroup, is_real_user_message
+from hermes_core.transcript.messages import TurnGroup, is_real_user_message
 
 
 @dataclass(frozen=True)

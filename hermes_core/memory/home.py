@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hermes_core.config.settings import Settings
 from hermes_core.memory.approval import MemoryWriter, PendingWrites
 from hermes_core.memory.snapshot import Scanner
 from hermes_core.memory.store import MemoryStore
-from hermes_core.settings import Settings
 
 __all__ = ["memory_directory", "open_store", "open_writer", "pending_directory"]
 

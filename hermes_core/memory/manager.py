@@ -17,7 +17,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from hermes_core.memory.calls import (
     Call,
@@ -32,12 +32,23 @@ from hermes_core.redact import redact
 from hermes_core.types import Finding, SessionInfo, Turn
 
 if TYPE_CHECKING:
-    from hermes_core.host import Hermes
+    from hermes_core.config.settings import Settings
+    from hermes_core.plugins.manager import PluginHost
 
 __all__ = ["CORE_TOOLS", "MemoryEvent", "MemoryManager", "ShutdownReport", "redacted_messages"]
 
 log = logging.getLogger("hermes_context.memory")
 CORE_TOOLS: Final = frozenset({"memory", "session_search", "skill_manage"})
+
+
+class PluginsAndSettings(Protocol):
+    """What the manager needs of a host (a :class:`~hermes_core.host.Hermes` has both)."""
+
+    @property
+    def plugins(self) -> PluginHost: ...
+
+    @property
+    def settings(self) -> Settings: ...
 
 
 class MemoryManager:
@@ -46,7 +57,7 @@ class MemoryManager:
 
     def __init__(
         self,
-        host: Hermes,
+        host: PluginsAndSettings,
         *,
         prefetch_timeout: float | None = None,
         tool_timeout: float = 30.0,

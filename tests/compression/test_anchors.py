@@ -22,7 +22,7 @@ from hermes_core.compression.anchors import (
     parse_anchor_section,
     split_summary,
 )
-from hermes_core.messages import turn_groups
+from hermes_core.transcript.messages import turn_groups
 
 TRANSCRIPTS = Path(__file__).parents[1] / "data" / "transcripts"
 KEY = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0" * 2

@@ -14,11 +14,11 @@ from fake_openai import FakeLLM, answer, disconnect, hang, http_error, raw, trun
 
 from hermes_core.compression.assemble import END_MARKER, is_summary_message
 from hermes_core.compression.engine import Compressor, compress
+from hermes_core.config.settings import Settings
 from hermes_core.errors import InvalidMessages
 from hermes_core.llm import LLMError
-from hermes_core.messages import is_real_user_message
-from hermes_core.settings import Settings
-from hermes_core.validation import validate_messages
+from hermes_core.transcript.messages import is_real_user_message
+from hermes_core.transcript.validation import validate_messages
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "transcripts"
 SAMPLES = sorted(DATA.glob("*.json"))

@@ -10,8 +10,8 @@ from fake_openai import FakeLLM, answer
 
 from hermes_core.compression.assemble import is_summary_message
 from hermes_core.compression.engine import Compressor
-from hermes_core.settings import Settings
-from hermes_core.validation import validate_messages
+from hermes_core.config.settings import Settings
+from hermes_core.transcript.validation import validate_messages
 
 READ = "\n".join(f"{n:5}|    value_{n} = compute(value_{n - 1})  # step {n}" for n in range(1, 120))
 REPLY = " ".join(

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from hermes_core.compression.assemble import is_summary_message
 from hermes_core.compression.engine import compress
-from hermes_core.messages import is_real_user_message, to_wire
-from hermes_core.validation import validate_messages
+from hermes_core.transcript.messages import is_real_user_message, to_wire
+from hermes_core.transcript.validation import validate_messages
 
 TEXT = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",)), min_size=0, max_size=60

@@ -25,7 +25,7 @@ from hermes_core.compression.policy import (
     tail_budget,
     tail_message_floor,
 )
-from hermes_core.settings import CompressionSettings
+from hermes_core.config.settings import CompressionSettings
 
 
 class FakeClock:

@@ -28,7 +28,7 @@ from hermes_core.compression.prune import (
 )
 from hermes_core.compression.tool_summaries import summarize_tool_result
 from hermes_core.tokens import count_tokens, get_counter, message_tokens
-from hermes_core.validation import validate_messages
+from hermes_core.transcript.validation import validate_messages
 
 DATA = Path(__file__).parent.parent / "data" / "transcripts"
 Msg = dict[str, Any]

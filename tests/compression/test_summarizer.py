@@ -19,8 +19,8 @@ from hermes_core.compression.summarizer import (
     check_summary,
     strip_reasoning,
 )
+from hermes_core.config.settings import AuxiliaryCompressionSettings, ModelSettings
 from hermes_core.llm import LLMError
-from hermes_core.settings import AuxiliaryCompressionSettings, ModelSettings
 
 SUMMARY = "## Goal\nFix the build.\n\n## Relevant Files\n- src/app.py"
 MIDDLE: list[dict[str, Any]] = [

@@ -12,7 +12,7 @@ import pytest
 
 from hermes_core.host import Hermes
 from hermes_core.markers import hookimpl
-from hermes_core.plugin_loading import PluginSpec
+from hermes_core.plugins import PluginSpec
 from hermes_core.testing import make_host
 from hermes_core.types import Finding, SessionInfo, Turn
 from hermes_plugins.file_memory import FileMemoryPlugin

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from hermes_core.config import Source, load_config, resolve_home
+from hermes_core.config.loader import Source, load_config, resolve_home
+from hermes_core.config.settings import Settings
 from hermes_core.errors import ConfigError
-from hermes_core.settings import Settings
 
 
 def write(tmp_path: Path, text: str, name: str = "config.yaml") -> Path:

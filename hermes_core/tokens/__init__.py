@@ -1,16 +1,16 @@
 """Token accounting, in one import: counters, the per-message cost, the running count.
 
 Why a facade: callers (the compressor, the CLI, hosts) need one place to import from, while
-each idea lives in its own module: :mod:`~hermes_core.tokenizers` (text counters, offline
-tiktoken, the estimate), :mod:`~hermes_core.token_costs` (the one cost function and its cache),
-:mod:`~hermes_core.token_usage` (the usage-anchored running count) and
-:mod:`~hermes_core.token_breakdown` (reports).
+each idea lives in its own module: :mod:`~hermes_core.tokens.counters` (text counters, offline
+tiktoken, the estimate), :mod:`~hermes_core.tokens.costs` (the one cost function and its cache),
+:mod:`~hermes_core.tokens.usage` (the usage-anchored running count) and
+:mod:`~hermes_core.tokens.breakdown` (reports).
 """
 
 from __future__ import annotations
 
-from hermes_core.token_breakdown import TokenBreakdown, ToolTokens, token_breakdown
-from hermes_core.token_costs import (
+from hermes_core.tokens.breakdown import TokenBreakdown, ToolTokens, token_breakdown
+from hermes_core.tokens.costs import (
     DEFAULT_IMAGE_TOKENS,
     MESSAGE_OVERHEAD,
     REPLY_PRIMING,
@@ -21,8 +21,7 @@ from hermes_core.token_costs import (
     message_digest,
     message_tokens,
 )
-from hermes_core.token_usage import RunningTokenCount
-from hermes_core.tokenizers import (
+from hermes_core.tokens.counters import (
     BPE_SHA256,
     TOKENIZER_MODES,
     BpeLoader,
@@ -34,6 +33,7 @@ from hermes_core.tokenizers import (
     estimate_tokens,
     get_counter,
 )
+from hermes_core.tokens.usage import RunningTokenCount
 
 __all__ = [
     "BPE_SHA256",

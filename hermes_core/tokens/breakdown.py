@@ -6,14 +6,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hermes_core.token_costs import (
+from hermes_core.tokens.costs import (
     DEFAULT_IMAGE_TOKENS,
     REPLY_PRIMING,
     MessageCostCache,
     check_message_list,
     default_cost_cache,
 )
-from hermes_core.tokenizers import TokenCounter
+from hermes_core.tokens.counters import TokenCounter
 
 __all__ = ["TokenBreakdown", "ToolTokens", "token_breakdown"]
 

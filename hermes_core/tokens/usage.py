@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_core.token_costs import (
+from hermes_core.tokens.costs import (
     DEFAULT_IMAGE_TOKENS,
     REPLY_PRIMING,
     MessageCostCache,
@@ -13,7 +13,7 @@ from hermes_core.token_costs import (
     default_cost_cache,
     message_digest,
 )
-from hermes_core.tokenizers import TokenCounter
+from hermes_core.tokens.counters import TokenCounter
 
 __all__ = ["RunningTokenCount"]
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
 from hermes_core.errors import TranscriptError
-from hermes_core.validation import kind_of
+from hermes_core.transcript.validation import kind_of
 
 __all__ = ["read_transcript", "write_transcript"]
 

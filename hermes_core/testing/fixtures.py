@@ -1,4 +1,4 @@
-"""Test helpers for plugin authors: an opt-in pytest plugin.
+"""Fixtures and helpers for testing a plugin against the real plugin host.
 
 Enable it in a ``conftest.py`` with ``pytest_plugins = ["hermes_core.testing"]``. It gives a
 fresh host in a temporary home, register/undo of plugin objects, and a record of every hook
@@ -16,16 +16,14 @@ from typing import Any
 
 import pytest
 
-from hermes_core.config import load_config
-from hermes_core.conformance import ProviderConformance
-from hermes_core.host import Hermes
-from hermes_core.plugin_loading import PluginSpec
-from hermes_core.plugins import PluginContext
+from hermes_core.config.loader import load_config
+from hermes_core.host.hermes import Hermes
+from hermes_core.plugins.loading import PluginSpec
+from hermes_core.plugins.manager import PluginContext
 
 __all__ = [
     "HookCall",
     "HookRecorder",
-    "ProviderConformance",
     "make_host",
     "plugin_context",
     "record_hooks",

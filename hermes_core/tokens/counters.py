@@ -12,7 +12,7 @@ import threading
 from typing import TYPE_CHECKING, Final, Protocol, runtime_checkable
 
 from hermes_core.errors import TokenizerError
-from hermes_core.token_estimate import estimate_tokens
+from hermes_core.tokens.estimate import estimate_tokens
 
 if TYPE_CHECKING:
     from pathlib import Path

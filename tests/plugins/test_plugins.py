@@ -13,8 +13,8 @@ import pytest
 from hermes_core import hookimpl
 from hermes_core.errors import ConfigError, PluginLoadError
 from hermes_core.host import Hermes
-from hermes_core.plugin_loading import PluginSpec, extra_installed, own_extras
 from hermes_core.plugins import PluginContext
+from hermes_core.plugins.loading import PluginSpec, extra_installed, own_extras
 from hermes_core.testing import make_host, record_hooks, registered
 from hermes_core.types import Finding, SessionInfo
 

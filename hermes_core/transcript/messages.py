@@ -1,7 +1,8 @@
 """The message model: wire copies, turn groups and small accessors for OpenAI chat messages.
 
 Everything here is pure and takes one pass over the transcript, so a host can afford it before
-every request. Inputs are never mutated. Validation lives in :mod:`hermes_core.validation`.
+every request. Inputs are never mutated. Validation lives in
+:mod:`hermes_core.transcript.validation`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from hermes_core.validation import KNOWN_ROLES, role_of, tool_call_ids, validate_messages
+from hermes_core.transcript.validation import KNOWN_ROLES, role_of, tool_call_ids, validate_messages
 
 __all__ = [
     "KNOWN_ROLES",

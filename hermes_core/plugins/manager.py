@@ -2,7 +2,7 @@
 
 Each plugin loads in its own try so that one broken plugin is reported (``hermes-context
 plugins`` shows its status) while the rest keeps working; hook calls go through
-:class:`~hermes_core.hook_calls.HookCaller`, which isolates failures the same way.
+:class:`~hermes_core.plugins.calls.HookCaller`, which isolates failures the same way.
 """
 
 from __future__ import annotations
@@ -18,18 +18,18 @@ from typing import Any
 import pluggy
 
 from hermes_core import hookspecs
-from hermes_core.config import LoadedConfig
+from hermes_core.config.loader import LoadedConfig
+from hermes_core.config.settings import Settings
 from hermes_core.errors import ConfigError, MissingExtraError, PluginLoadError
-from hermes_core.hook_calls import CallListener, HookCaller, PluginCallError
 from hermes_core.markers import PROJECT_NAME
-from hermes_core.plugin_loading import (
+from hermes_core.plugins.calls import CallListener, HookCaller, PluginCallError
+from hermes_core.plugins.loading import (
     ENTRY_POINT_GROUP,
     PluginSpec,
     find_entry_point,
     installed_entry_points,
     spec_from_entry_point,
 )
-from hermes_core.settings import Settings
 from hermes_core.types import Finding
 
 __all__ = [
@@ -331,7 +331,7 @@ def _unmarked_hooks(pm: pluggy.PluginManager, plugin: object) -> list[str]:
 
 
 def _not_installed(name: str, role: str) -> PluginLoadError:
-    from hermes_core.plugin_loading import extra_installed, own_extras
+    from hermes_core.plugins.loading import extra_installed, own_extras
 
     if name in own_extras():
         if extra_installed(name):

@@ -1,4 +1,4 @@
-"""Tests for hermes_core.messages: validation rules, wire copies, turn groups and helpers."""
+"""Tests for hermes_core.transcript.messages: validation, wire copies, turn groups, helpers."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermes_core.messages import (
+from hermes_core.transcript.messages import (
     KNOWN_ROLES,
     TurnGroup,
     is_real_user_message,
@@ -24,7 +24,7 @@ from hermes_core.messages import (
     validate_messages,
 )
 
-DATA = Path(__file__).parent / "data" / "transcripts"
+DATA = Path(__file__).resolve().parents[1] / "data" / "transcripts"
 SAMPLES = sorted(DATA.glob("*.json"))
 
 Msg = dict[str, Any]

@@ -1,4 +1,4 @@
-"""Load ``config.yaml`` into :class:`~hermes_core.settings.Settings`, strictly.
+"""Load ``config.yaml`` into :class:`~hermes_core.config.settings.Settings`, strictly.
 
 Why strict: a misspelled key that is silently ignored is a setting the operator believes in
 and does not have. Every problem names the key, the file and the line; all problems are
@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from hermes_core.config_values import (
+from hermes_core.config.settings import Settings
+from hermes_core.config.values import (
     SECRET_KEY,
     InvalidValue,
     coerce,
@@ -28,9 +29,8 @@ from hermes_core.config_values import (
     env_reference,
     resolve_env_refs,
 )
+from hermes_core.config.yaml_source import read_yaml_mapping
 from hermes_core.errors import ConfigError
-from hermes_core.settings import Settings
-from hermes_core.yaml_source import read_yaml_mapping
 
 ENV_PREFIX = "HERMES__"
 SourceKind = Literal["default", "file", "argument", "environment"]

@@ -1,4 +1,4 @@
-"""Tests for hermes_core.transcripts: every format, every error, atomic writes. Real files only."""
+"""Tests for hermes_core.transcript.files: every format, every error, atomic writes, real files."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hermes_core.errors import InvalidMessages, TranscriptError
-from hermes_core.transcripts import EXPECTED, read_transcript, write_transcript
+from hermes_core.transcript.files import EXPECTED, read_transcript, write_transcript
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "tests" / "data" / "transcripts" / "coding-50turns.json"
 
 MESSAGES: list[dict[str, Any]] = [
@@ -122,7 +122,7 @@ def test_binary_stream_is_decoded() -> None:
 
 def test_stdin_in_a_real_process() -> None:
     code = (
-        "import json; from hermes_core.transcripts import read_transcript; "
+        "import json; from hermes_core.transcript.files import read_transcript; "
         "print(json.dumps(read_transcript('-')))"
     )
     stdin = b"\xef\xbb\xbf" + "\n".join(json.dumps(m) for m in MESSAGES).encode()
@@ -133,7 +133,7 @@ def test_stdin_in_a_real_process() -> None:
 
 def test_stdin_errors_are_labelled() -> None:
     code = (
-        "from hermes_core.transcripts import read_transcript\n"
+        "from hermes_core.transcript.files import read_transcript\n"
         "try:\n    read_transcript('-')\nexcept Exception as exc:\n    print(exc)"
     )
     data = b'[{"role": "user", "content": "\xff"}]'
@@ -299,7 +299,7 @@ def test_write_to_stream() -> None:
 
 def test_write_to_stdout_in_a_real_process() -> None:
     code = (
-        "import json, sys; from hermes_core.transcripts import write_transcript; "
+        "import json, sys; from hermes_core.transcript.files import write_transcript; "
         "write_transcript(json.load(sys.stdin), '-')"
     )
     done = run_python(code, json.dumps(MESSAGES).encode())

@@ -12,10 +12,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from hermes_core.config import LoadedConfig, load_config
-from hermes_core.plugin_loading import PluginSpec
-from hermes_core.plugins import PluginHost
-from hermes_core.settings import Settings
+from hermes_core.config.loader import LoadedConfig, load_config
+from hermes_core.config.settings import Settings
+from hermes_core.plugins.loading import PluginSpec
+from hermes_core.plugins.manager import PluginHost
 
 
 def default_builtins() -> list[PluginSpec]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hermes_core.cli import main
-from hermes_core.plugin_loading import extra_installed
+from hermes_core.plugins.loading import extra_installed
 
 pytestmark = pytest.mark.usefixtures("isolated_home")
 

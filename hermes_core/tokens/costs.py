@@ -19,7 +19,7 @@ from hermes_core.errors import InvalidMessages
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-from hermes_core.tokenizers import TokenCounter, get_counter
+from hermes_core.tokens.counters import TokenCounter, get_counter
 
 __all__ = [
     "DEFAULT_IMAGE_TOKENS",

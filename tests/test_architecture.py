@@ -1,0 +1,247 @@
+"""The layout keeps its promises: floors that only look down, no import cycles, a small root.
+
+The floors are written down in docs/architecture.md; this test is what keeps them true. Every
+import counts, including those inside functions and under ``TYPE_CHECKING``: a lazy import
+that goes up is still an upward dependency.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "hermes_core"
+
+# top-level part of hermes_core (module or package) -> floor; lower floors never import higher
+FLOORS: dict[str, int] = {
+    "errors": 1,
+    "types": 1,
+    "markers": 1,
+    "redact": 1,
+    "config": 2,
+    "tokens": 2,
+    "transcript": 2,
+    "llm": 2,
+    "provider_kit": 2,
+    "hookspecs": 3,
+    "plugins": 3,
+    "threats": 4,
+    "compression": 4,
+    "memory": 4,
+    "sessions": 4,
+    "skills": 4,
+    "references": 4,
+    "review": 4,
+    "host": 5,
+    "cli": 6,
+    "testing": 6,
+    "docgen": 6,
+    "__main__": 6,
+}
+MAX_ROOT_MODULES = 12
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def all_modules() -> dict[str, Path]:
+    return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def imported_names(tree: ast.AST, module: str, *, top_level_only: bool) -> Iterator[str]:
+    """The hermes_core modules a module imports (``from x import y`` yields x and x.y)."""
+    nodes = tree.body if top_level_only and isinstance(tree, ast.Module) else ast.walk(tree)
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = module.split(".")
+                is_package = (PACKAGE.parent / Path(*anchor) / "__init__.py").exists()
+                keep = len(anchor) - node.level + (1 if is_package else 0)
+                base = ".".join([*anchor[:keep], *([base] if base else [])])
+            yield base
+            yield from (f"{base}.{alias.name}" for alias in node.names)
+
+
+def floor_of(module: str) -> int | None:
+    parts = module.split(".")
+    if parts[0] != "hermes_core" or len(parts) == 1:
+        return None  # hermes_core/__init__ only names things lazily; outside code is not ours
+    return FLOORS.get(parts[1], -1)
+
+
+def upward_imports(module: str, source: str) -> list[str]:
+    """Each import of ``module`` that reaches a higher floor, as 'module -> target (a > b)'."""
+    own = floor_of(module)
+    if own is None:
+        return []
+    problems = []
+    for target in imported_names(ast.parse(source), module, top_level_only=False):
+        theirs = floor_of(target)
+        if theirs is not None and theirs > own:
+            problems.append(f"{module} -> {target} (floor {own} imports floor {theirs})")
+    return problems
+
+
+def test_every_part_of_the_package_has_a_floor() -> None:
+    parts = {name.split(".")[1] for name in all_modules() if name.count(".") >= 1}
+    assert parts - set(FLOORS) == set(), "add the new part to FLOORS and docs/architecture.md"
+
+
+def test_no_import_goes_up_a_floor() -> None:
+    problems = [
+        problem
+        for name, path in all_modules().items()
+        for problem in upward_imports(name, path.read_text(encoding="utf-8"))
+    ]
+    assert problems == []
+
+
+def test_the_check_fails_on_an_upward_import() -> None:
+    source = textwrap.dedent(
+        """
+        from hermes_core.errors import HermesError
+        def later():
+            from hermes_core.host import Hermes
+        """
+    )
+    assert upward_imports("hermes_core.tokens.costs", source) == [
+        "hermes_core.tokens.costs -> hermes_core.host (floor 2 imports floor 5)",
+        "hermes_core.tokens.costs -> hermes_core.host.Hermes (floor 2 imports floor 5)",
+    ]
+    relative = "from ..host import Hermes\n"
+    assert upward_imports("hermes_core.tokens.costs", relative)
+    assert upward_imports("hermes_core.memory.store", "import hermes_core.cli\n")
+    assert upward_imports("hermes_core.host.hermes", "import hermes_core.memory\n") == []
+
+
+def _module_graph() -> dict[str, set[str]]:
+    modules = all_modules()
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        targets = set(imported_names(tree, name, top_level_only=True))
+        graph[name] = {t for t in targets if t in modules and t != name}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root, targets in graph.items():
+        if root in index:
+            continue
+        work = [(root, iter(sorted(targets)))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        top = stack.pop()
+                        on_stack.discard(top)
+                        component.append(top)
+                        if top == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(sorted(graph[child]))))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+    return found
+
+
+def _package_cycle(component: list[str]) -> bool:
+    """A package's ``__init__`` re-exporting its own submodules is not a cycle at run time."""
+    return all(m.startswith(component[0] + ".") or m == component[0] for m in component)
+
+
+def test_no_import_cycle_between_modules() -> None:
+    cycles = [c for c in _cycles(_module_graph()) if not _package_cycle(c)]
+    assert cycles == []
+
+
+def test_the_cycle_finder_finds_one() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def test_every_module_imports_first_in_a_fresh_interpreter() -> None:
+    """Import order cannot hide a cycle: each module is imported with nothing loaded before."""
+    names = sorted(n for n in all_modules() if not n.endswith("__main__"))
+    script = textwrap.dedent(
+        """
+        import importlib, sys
+        failed = []
+        for name in sys.argv[1:]:
+            for loaded in [m for m in sys.modules if m.split(".")[0] == "hermes_core"]:
+                del sys.modules[loaded]
+            try:
+                importlib.import_module(name)
+            except ImportError as exc:
+                failed.append(f"{name}: {exc}")
+        print("\\n".join(failed))
+        sys.exit(1 if failed else 0)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, *names], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_root_holds_at_most_a_dozen_plain_modules() -> None:
+    root = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(root) <= MAX_ROOT_MODULES, root
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        ("hermes_core", "Hermes"),
+        ("hermes_core", "compress"),
+        ("hermes_core.memory", "MemoryStore"),
+        ("hermes_core.testing", "ProviderConformance"),
+        ("hermes_core.testing", "make_host"),
+        ("hermes_core.plugins", "PluginHost"),
+        ("hermes_core.plugins", "PluginContext"),
+        ("hermes_core.config", "load_config"),
+        ("hermes_core.config", "Settings"),
+        ("hermes_core.tokens", "count_tokens"),
+        ("hermes_core.transcript", "read_transcript"),
+        ("hermes_core.host", "Hermes"),
+        ("hermes_core.provider_kit", "principal"),
+        ("hermes_core.redact", "redact"),
+        ("hermes_core.types", "Finding"),
+    ],
+)
+def test_documented_import_paths_work(path: str, name: str) -> None:
+    module = __import__(path, fromlist=[name])
+    assert getattr(module, name) is not None
