@@ -129,7 +129,7 @@ def test_sigkill_at_random_moments_never_breaks_the_file(tmp_path: Path) -> None
     # temp file it finds can belong to a live write); only the last round's may remain
     leftovers = [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
     assert len(leftovers) <= 1 and all(name.startswith(".MEMORY.md.") for name in leftovers)
-    print(f"{len(reported)} adds and {len(edited)} edits reported; {mid_operation} kills inside an operation")
+    print(f"{len(reported)} adds, {len(edited)} edits, {mid_operation} kills inside an operation")
 
 
 # where a write can be caught: the temp file written but not renamed, the rename about to
@@ -187,6 +187,6 @@ def test_sigkill_inside_each_stage_of_a_write(tmp_path: Path, stage: str, operat
     else:
         assert entries == ({"kept 0", "in flight", "kept 2"} if landed else kept)
     temps = [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
-    assert bool(temps) == (stage == "temp file written" or stage == "before the rename")
+    assert bool(temps) == (stage in {"temp file written", "before the rename"})
     assert _open(str(tmp_path)).add("memory", "next writer")["success"]
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
