@@ -54,11 +54,33 @@ def test_compress_to_file_with_report_on_stderr(
         str(out),
     )
     assert code == 0 and stdout == ""
-    assert stderr.startswith("compressed: 129 -> ") and "summarizer: fallback" in stderr
+    assert stderr.startswith("compressed: 129 -> ")
+    assert "summary of the middle: the deterministic fallback (no LLM)" in stderr
     assert "threshold: window 32,000 tokens;" in stderr and "trigger at 24,000 tokens" in stderr
     messages = json.loads(out.read_text())
     assert sum(1 for m in messages if m.get("_compressed_summary")) == 1
     assert main(["validate", str(out)]) == 0
+
+
+def test_report_names_defaults_and_says_what_each_count_counts(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """No file set the threshold: the report says it is the default; pruning counts are
+    labelled as such, so "37" beside "no summary" is not read as 37 summaries."""
+    code, _out, err = run(capsys, "compress", str(EXAMPLE), "--out", str(tmp_path / "o.json"))
+    assert code == 0 and err.startswith("pruned: ")
+    assert "threshold 0.50 (the default)" in err and "from config" not in err
+    assert "summary of the middle: none (no summary was written)" in err
+    assert (
+        "pruning (no LLM): duplicate results replaced 11, old tool results cut to one line 37"
+        in err
+    )
+    config = tmp_path / "config.yaml"
+    config.write_text("compression:\n  threshold: 0.6\n")
+    code, _out, err = run(
+        capsys, "--config", str(config), "compress", str(EXAMPLE), "--out", str(tmp_path / "p.json")
+    )
+    assert code == 0 and "threshold 0.60 from config" in err
 
 
 def test_json_report_needs_out(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -168,9 +190,11 @@ def test_unreachable_llm_falls_back_under_auto(
     out = tmp_path / "o.json"
     args = ("compress", str(EXAMPLE), "--context-length", "32000", "--force", "--out", str(out))
     code, _o, err = run(capsys, *args)
-    assert code == 0 and "summarizer: fallback" in err  # auto: reachable LLM, else fallback
+    assert (
+        code == 0 and "summary of the middle: the deterministic fallback" in err
+    )  # auto: reachable LLM, else fallback
     code, _o, err = run(capsys, *args, "--summarizer", "llm")
-    assert code == 1 and err.startswith("aborted:") and "passes: none" in err
+    assert code == 1 and err.startswith("aborted:") and "pruning (no LLM): nothing pruned" in err
     assert json.loads(out.read_text()) == json.loads(EXAMPLE.read_text())
 
 

@@ -99,14 +99,33 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_INPUT if result.status == "aborted" else EXIT_OK
 
 
+#: what each pruning pass counts, in words (the JSON report keeps the short keys)
+PASS_LABELS = {
+    "dedup": "duplicate results replaced",
+    "summaries": "old tool results cut to one line",
+    "arguments": "tool-call arguments shortened",
+    "tail": "tail results cut to one line",
+    "images": "old images removed",
+}
+
+
+SUMMARY_LABELS = {"llm": "by the LLM", "fallback": "the deterministic fallback (no LLM)"}
+
+
 def _report_text(report: dict[str, Any], out: str | None, provenance: list[str]) -> str:
-    passes = ", ".join(f"{k} {v}" for k, v in report["passes"].items()) or "none"
+    passes = ", ".join(
+        f"{PASS_LABELS.get(name, name)} {count:,}"
+        for name, count in report["passes"].items()
+        if count
+    )
+    summary = SUMMARY_LABELS.get(report["summarizer"], "none (no summary was written)")
     lines = [
         f"{report['status']}: {report['messages_before']:,} -> {report['messages_after']:,} "
         f"messages, {report['tokens_before']:,} -> {report['tokens_after']:,} tokens "
         f"(threshold {report['threshold_tokens']:,})",
-        f"summarizer: {report['summarizer'] or '-'}; passes: {passes}; "
-        f"counter: {report['token_counter']}; {report['duration_ms']:.0f} ms",
+        f"summary of the middle: {summary}",
+        f"pruning (no LLM): {passes or 'nothing pruned'}",
+        f"counter: {report['token_counter']}; {report['duration_ms']:,.0f} ms",
     ]
     if provenance:
         lines.append("threshold: " + "; ".join(provenance))

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_COOLDOWN_S",
+    "DEFAULT_THRESHOLD",
     "INEFFECTIVE_SAVINGS",
     "MAX_FALLBACK_STREAK",
     "MAX_STRIKES",
@@ -48,6 +49,8 @@ __all__ = [
     "untouched_tokens",
 ]
 
+#: ``compression.threshold``'s default (kept equal to the setting's by a test)
+DEFAULT_THRESHOLD: Final = 0.50
 SMALL_CONTEXT_TOKENS: Final = 512_000
 SMALL_CONTEXT_PERCENT: Final = 0.75
 MAX_TRIGGER_PERCENT: Final = 0.85
@@ -92,7 +95,7 @@ def resolve_threshold(
     context_length: int,
     max_tokens: int = 0,
     model: str | None = None,
-    threshold: float = 0.50,
+    threshold: float = DEFAULT_THRESHOLD,
     model_thresholds: Mapping[str, float] | None = None,
     threshold_tokens: int | None = None,
 ) -> Threshold:
@@ -119,7 +122,8 @@ def resolve_threshold(
     key = _match_model(model, table)
     if key is None:
         pct = float(threshold)
-        steps.append(f"threshold {pct:.2f} from config")
+        origin = "(the default)" if pct == DEFAULT_THRESHOLD else "from config"
+        steps.append(f"threshold {pct:.2f} {origin}")
     else:
         pct = float(table[key])
         steps.append(f"threshold {pct:.2f} from model_thresholds[{key!r}] (model {model})")

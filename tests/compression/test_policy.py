@@ -90,7 +90,7 @@ def test_provenance_of_a_small_window() -> None:
         percent=0.75,
         provenance=(
             "window 128,000 tokens",
-            "threshold 0.50 from config",
+            "threshold 0.50 (the default)",
             "raised to 0.75: window 128,000 < 512,000",
             "trigger at 96,000 tokens",
         ),
@@ -653,3 +653,10 @@ def test_no_savings_bounds_automatic_compactions(ops: list[str]) -> None:
             guard.record_usage(NO_SAVINGS, THRESHOLD)
     elapsed = clock.now - 1_000.0
     assert done <= MAX_STRIKES + int(elapsed // PROBE_AFTER_S)
+
+
+def test_the_default_threshold_is_the_settings_default() -> None:
+    from hermes_core.compression.policy import DEFAULT_THRESHOLD
+    from hermes_core.config.settings import CompressionSettings
+
+    assert CompressionSettings().threshold == DEFAULT_THRESHOLD
