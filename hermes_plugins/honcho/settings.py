@@ -2,8 +2,8 @@
 
 Every mistake is a :class:`~hermes_core.errors.ConfigError` that names the key and says what
 to do, so an operator fixes the file instead of reading a traceback. Secrets are accepted
-only by reference (``api_key_env``); the key itself is read from the environment here and
-never echoed in a message.
+only by reference: ``api_key: {$env: NAME}`` (resolved by the config loader) or
+``api_key_env: NAME`` (read from the environment here); the key is never echoed in a message.
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ _ENV_NAME = provider_kit.ENV_NAME
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
 _STRATEGIES: tuple[SessionStrategy, ...] = ("per-session", "per-directory", "global")
 _MODES: tuple[RecallMode, ...] = ("hybrid", "context", "tools")
-#: keys people reach for that would put a secret in the file
-_SECRET_KEYS = frozenset({"api_key", "apikey", "key", "token", "secret"})
+#: keys people reach for that would put a secret in the file (``api_key`` is supported:
+#: the loader only lets it through as ``{$env: NAME}``)
+_SECRET_KEYS = frozenset({"apikey", "key", "token", "secret"})
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,8 @@ class HonchoSettings:
     search_limit: int = 8
     timeout: float = 8.0
     max_retries: int = 1
-    #: resolved from ``api_key_env`` at start-up; excluded from repr so it never lands in a log
+    #: ``api_key`` (from ``{$env: NAME}``) or the ``api_key_env`` variable, read at start-up;
+    #: excluded from repr so it never lands in a log
     api_key: str | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -62,6 +64,7 @@ _KNOWN = (
     "peer_name",
     "session_strategy",
     "base_url",
+    "api_key",
     "api_key_env",
     "context_tokens",
     "recall_mode",
@@ -150,7 +153,7 @@ def parse_settings(
             raise _fail(
                 str(key),
                 "secrets are not written in the config file; put the key in an environment "
-                "variable and set api_key_env to its name",
+                "variable and write `api_key: {$env: NAME}` or set api_key_env to its name",
             )
         if key not in _KNOWN:
             raise _fail(str(key), f"unknown setting; known settings: {', '.join(_KNOWN)}")
@@ -175,11 +178,13 @@ def parse_settings(
     )
     if settings.peer_name == settings.ai_peer:
         raise _fail("peer_name", "must differ from ai_peer (the assistant's peer)")
-    api_key = env.get(settings.api_key_env) or None
-    if api_key is None and settings.hosted:
-        raise _fail(
-            "api_key_env",
-            f"the environment variable {settings.api_key_env} is not set; export your Honcho "
-            "API key there, or point base_url at a self-hosted Honcho that needs no key",
-        )
+    api_key = provider_kit.section_api_key(
+        config,
+        section=_PREFIX,
+        default_env=_DEFAULTS.api_key_env,
+        service="Honcho",
+        environ=env,
+        required=settings.hosted,
+        hint="or point base_url at a self-hosted Honcho that needs no key",
+    )
     return replace(settings, api_key=api_key)

@@ -1,7 +1,9 @@
 """Mem0 provider settings: ``plugin_config.mem0`` validated into a frozen dataclass.
 
 Every mistake is a :class:`ConfigError` naming ``plugin_config.mem0.<key>`` and what to do,
-so an operator sees it at start-up rather than as a silent recall failure later.
+so an operator sees it at start-up rather than as a silent recall failure later. The platform
+key comes from ``api_key: {$env: NAME}`` (resolved by the config loader) or from the variable
+``api_key_env`` names; it is never echoed in a message.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ _ENV_NAME = provider_kit.ENV_NAME
 _ENTITY_ID = re.compile(r"^\S{1,200}$")
 _KNOWN = (
     "mode",
+    "api_key",
     "api_key_env",
     "host",
     "oss_config",
@@ -40,7 +43,8 @@ _KNOWN = (
 
 @dataclass(frozen=True)
 class Mem0Settings:
-    """Typed, validated settings; ``api_key`` is read from the environment, never config."""
+    """Typed, validated settings; ``api_key`` always comes from the environment (through
+    ``{$env: NAME}`` or ``api_key_env``), never from a literal in the config."""
 
     mode: Mode = "platform"
     api_key_env: str = "MEM0_API_KEY"
@@ -107,11 +111,12 @@ def parse_settings(
     environ = os.environ if environ is None else environ
     for key in config:
         if key not in _KNOWN:
-            if key in ("api_key", "apikey", "key", "token"):
+            if key in ("apikey", "key", "token"):
                 raise _fail(
                     str(key),
                     "secrets are not written in the config; put the key in an environment "
-                    "variable and name it with api_key_env (default MEM0_API_KEY)",
+                    "variable and write `api_key: {$env: NAME}` or name it with api_key_env "
+                    "(default MEM0_API_KEY)",
                 )
             raise _fail(str(key), f"unknown key; known keys: {', '.join(_KNOWN)}")
     mode = config.get("mode", "platform")
@@ -126,15 +131,16 @@ def parse_settings(
     oss_config = config.get("oss_config", {})
     if not isinstance(oss_config, Mapping):
         raise _fail("oss_config", "must be a mapping (Mem0's Memory.from_config dictionary)")
-    api_key: str | None = None
+    api_key = provider_kit.section_api_key(
+        config,
+        section=PREFIX,
+        default_env="MEM0_API_KEY",
+        service="Mem0",
+        environ=environ,
+        required=mode == "platform",
+        hint="or use mode: oss for a local store",
+    )
     if mode == "platform":
-        api_key = environ.get(api_key_env) or None
-        if api_key is None:
-            raise _fail(
-                "api_key_env",
-                f"the environment variable {api_key_env} is not set; export your Mem0 API key "
-                "there (or use mode: oss for a local store)",
-            )
         if oss_config:
             raise _fail("oss_config", "only used with mode: oss; remove it or set mode: oss")
     elif not oss_config:
@@ -154,5 +160,5 @@ def parse_settings(
         timeout=_number(config, "timeout", 10.0, minimum=0.1),
         breaker_threshold=_integer(config, "breaker_threshold", 5, minimum=1),
         breaker_cooldown=_number(config, "breaker_cooldown", 120.0, minimum=0.0),
-        api_key=api_key,
+        api_key=api_key if mode == "platform" else None,
     )

@@ -2,14 +2,15 @@
 
 Every mistake is a :class:`ConfigError` naming ``plugin_config.retaindb.<key>`` and what to do,
 so an operator learns about it when the host starts rather than at the first failed sync.
-Secrets are only ever named (``api_key_env``); the key itself is read from the environment.
+Secrets only ever come from the environment: ``api_key: {$env: NAME}`` (resolved by the config
+loader) or ``api_key_env: NAME``; the key itself is never echoed in a message or a repr.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from hermes_core import provider_kit
@@ -47,27 +48,46 @@ class RetainDBSettings:
     backoff_cap: float = 300.0
     #: seconds ``memory_shutdown`` waits for the queue to drain
     drain_timeout: float = 5.0
+    #: ``api_key`` (from ``{$env: NAME}``) or the ``api_key_env`` variable when it was set at
+    #: start-up; see :func:`read_api_key`. Never in a repr, never compared.
+    api_key: str | None = field(default=None, repr=False, compare=False)
 
 
 _POSITIVE_FLOATS = ("timeout", "recall_timeout", "backoff_base", "backoff_cap")
 _POSITIVE_INTS = ("top_k", "snippet_chars", "max_attempts")
 
 
-def parse_settings(config: Mapping[str, Any]) -> RetainDBSettings:
-    """Validate the raw section; raises :class:`ConfigError` on the first problem."""
+def parse_settings(
+    config: Mapping[str, Any], environ: Mapping[str, str] | None = None
+) -> RetainDBSettings:
+    """Validate the raw section; raises :class:`ConfigError` on the first problem.
+
+    The key is taken from ``api_key`` or the ``api_key_env`` variable (``environ``, default
+    ``os.environ``) if it is there; :func:`read_api_key` insists on it."""
     known = {f.name for f in fields(RetainDBSettings)}
     values: dict[str, Any] = {}
     for key, value in config.items():
-        if key in ("api_key", "key", "token", "secret"):
+        if key in ("key", "token", "secret"):
             raise ConfigError(
                 f"{PREFIX}.{key}: secrets are not written in the config; put the key in an "
-                f"environment variable and name it with {PREFIX}.api_key_env"
+                f"environment variable and write `{PREFIX}.api_key: {{$env: NAME}}` or name "
+                f"it with {PREFIX}.api_key_env"
             )
+        if key == "api_key":
+            continue  # read below, never checked like a plain string (it is the key)
         if key not in known:
             raise ConfigError(
                 f"{PREFIX}.{key}: unknown setting; known settings: {', '.join(sorted(known))}"
             )
         values[key] = _check(key, value)
+    values["api_key"] = provider_kit.section_api_key(
+        config,
+        section=PREFIX,
+        default_env=RetainDBSettings.api_key_env,
+        service="RetainDB",
+        environ=environ,
+        required=False,
+    )
     settings = RetainDBSettings(**values)
     if settings.backoff_cap < settings.backoff_base:
         raise ConfigError(
@@ -113,7 +133,9 @@ def _check(key: str, value: Any) -> Any:
 
 
 def read_api_key(settings: RetainDBSettings, environ: Mapping[str, str] | None = None) -> str:
-    """The API key from the environment variable the settings name; required."""
+    """The API key the settings carry, else the one in the variable they name; required."""
+    if settings.api_key:
+        return settings.api_key
     return provider_kit.read_api_key(
         settings.api_key_env, where=f"{PREFIX}.api_key_env", service="RetainDB", environ=environ
     )

@@ -2,14 +2,15 @@
 
 Every mistake is a :class:`~hermes_core.errors.ConfigError` that names the key and says what
 to do, so an operator finds a typo before the first turn rather than in a log afterwards.
-The API key is never in the config: ``api_key_env`` names the environment variable.
+The API key is never written in the config: ``api_key: {$env: NAME}`` (resolved by the config
+loader) or ``api_key_env: NAME`` takes it from the environment, and it is never echoed.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hermes_core import provider_kit
@@ -35,6 +36,9 @@ class SupermemorySettings:
     timeout: float = 10.0
     max_retries: int = 1
     default_user: str = "default"
+    #: ``api_key`` (from ``{$env: NAME}``) or the ``api_key_env`` variable when it was set at
+    #: start-up; see :func:`read_api_key`. Never in a repr, never compared.
+    api_key: str | None = field(default=None, repr=False, compare=False)
 
 
 _FIELDS: dict[str, type] = {
@@ -77,19 +81,27 @@ def _check_range(name: str, value: float, low: float, high: float) -> None:
         raise ConfigError(f"{_key(name)} must be between {low:g} and {high:g} (got {value!r})")
 
 
-def parse_settings(config: Mapping[str, Any]) -> SupermemorySettings:
-    """Validate the raw section; raises ``ConfigError`` naming the offending key."""
+def parse_settings(
+    config: Mapping[str, Any], environ: Mapping[str, str] | None = None
+) -> SupermemorySettings:
+    """Validate the raw section; raises ``ConfigError`` naming the offending key.
+
+    The key is taken from ``api_key`` or the ``api_key_env`` variable (``environ``, default
+    ``os.environ``) if it is there; :func:`read_api_key` insists on it."""
     if not isinstance(config, Mapping):
         raise ConfigError(f"{SECTION} must be a mapping of settings")
     values: dict[str, Any] = {}
     for name, value in config.items():
-        if name == "api_key" or (isinstance(name, str) and name not in _FIELDS and "key" in name):
+        if name == "api_key":
+            continue  # read below, never checked like a plain string (it is the key)
+        if isinstance(name, str) and name not in _FIELDS and "key" in name:
             raise ConfigError(
-                f"{_key(str(name))}: secrets are not written in the config; set "
-                f"{_key('api_key_env')} to the name of the environment variable holding the key"
+                f"{_key(str(name))}: secrets are not written in the config; write "
+                f"`{_key('api_key')}: {{$env: NAME}}` or set {_key('api_key_env')} to the name "
+                "of the environment variable holding the key"
             )
         if name not in _FIELDS:
-            known = ", ".join(_FIELDS)
+            known = ", ".join(["api_key", *_FIELDS])
             raise ConfigError(f"{_key(str(name))}: unknown key (known keys: {known})")
         values[name] = _typed(name, value)
     settings = SupermemorySettings(**values)
@@ -113,11 +125,21 @@ def parse_settings(config: Mapping[str, Any]) -> SupermemorySettings:
     _check_range("max_recall_results", settings.max_recall_results, 1, 50)
     _check_range("timeout", settings.timeout, 0.1, 300)
     _check_range("max_retries", settings.max_retries, 0, 5)
-    return settings
+    api_key = provider_kit.section_api_key(
+        config,
+        section=SECTION,
+        default_env=SupermemorySettings.api_key_env,
+        service="Supermemory",
+        environ=environ,
+        required=False,
+    )
+    return replace(settings, api_key=api_key)
 
 
 def read_api_key(settings: SupermemorySettings, environ: Mapping[str, str] | None = None) -> str:
-    """The API key from the environment variable the settings name; required."""
+    """The API key the settings carry, else the one in the variable they name; required."""
+    if settings.api_key:
+        return settings.api_key
     return provider_kit.read_api_key(
         settings.api_key_env, where=_key("api_key_env"), service="Supermemory", environ=environ
     )

@@ -1,4 +1,5 @@
-"""Settings validation: unknown keys, literal secrets, missing key, bad values."""
+"""Settings validation: unknown keys, literal secrets, missing key, bad values, and the key
+from ``api_key: {$env: NAME}`` through real config loading."""
 
 from __future__ import annotations
 
@@ -9,8 +10,14 @@ import pytest
 
 pytest.importorskip("honcho")
 
+from fake_honcho import FakeHoncho
+
+from hermes_core.config import load_config
 from hermes_core.errors import ConfigError
+from hermes_core.host import Hermes
 from hermes_core.testing import make_host
+from hermes_core.types import SessionInfo, Turn
+from hermes_plugins.honcho import HonchoProvider
 from hermes_plugins.honcho.settings import HOSTED_BASE_URL, parse_settings
 
 ENV = {"HONCHO_API_KEY": "hk-test-fake-key"}
@@ -38,7 +45,13 @@ def test_unknown_key_is_named() -> None:
 
 @pytest.mark.parametrize(
     "config",
-    [{"api_key": SECRET}, {"workspace": SECRET}, {"api_key_env": SECRET}, {"peer_name": SECRET}],
+    [
+        {"token": SECRET},
+        {"key": SECRET},
+        {"workspace": SECRET},
+        {"api_key_env": SECRET},
+        {"peer_name": SECRET},
+    ],
 )
 def test_literal_secret_is_refused_without_echo(config: dict[str, Any]) -> None:
     with pytest.raises(ConfigError) as info:
@@ -89,3 +102,71 @@ def test_config_error_stops_a_real_host(tmp_path: Path, honcho_env: str) -> None
     config = {"memory": {"provider": "honcho"}, "plugin_config": {"honcho": {"bogus": 1}}}
     with pytest.raises(ConfigError, match=r"plugin_config\.honcho\.bogus"):
         make_host(tmp_path, config, builtins=None)
+
+
+# --- api_key: {$env: NAME}, through the real config loader ---------------------------------
+
+KEY = ENV["HONCHO_API_KEY"]  # the key the loopback fake accepts
+
+
+def honcho_host(tmp_path: Path, section: dict[str, Any], environ: dict[str, str]) -> Hermes:
+    config = {"memory": {"provider": "honcho"}, "plugin_config": {"honcho": section}}
+    return make_host(tmp_path, config, builtins=None, environ=environ)
+
+
+def test_api_key_from_an_env_reference_reaches_honcho(
+    tmp_path: Path, fake: FakeHoncho, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("HONCHO_API_KEY", raising=False)
+    section = {
+        "base_url": fake.base_url,
+        "workspace": "ws",
+        "timeout": 1.0,
+        "max_retries": 0,
+        "api_key": {"$env": "TEAM_HONCHO_KEY"},
+    }
+    host = honcho_host(tmp_path, section, {"TEAM_HONCHO_KEY": KEY})
+    try:
+        provider = host.plugins.get_plugin("honcho")
+        assert isinstance(provider, HonchoProvider)
+        assert provider.settings.api_key == KEY and KEY not in repr(provider.settings)
+        turn = Turn(user="I like green tea", assistant="Noted.")
+        provider.memory_sync(turn=turn, session=SessionInfo("s1", user_id="alice"))
+        assert fake.requests
+        assert {r.headers["Authorization"] for r in fake.requests} == {f"Bearer {KEY}"}
+    finally:
+        host.close()
+
+
+def test_api_key_reference_for_the_hosted_api(tmp_path: Path) -> None:
+    config = {"plugin_config": {"honcho": {"api_key": {"$env": "TEAM_HONCHO_KEY"}}}}
+    loaded = load_config(config, home=tmp_path, environ={"TEAM_HONCHO_KEY": KEY})
+    settings = parse_settings(loaded.plugin_section("honcho"), {})
+    assert settings.hosted and settings.api_key == KEY
+
+
+def test_api_key_reference_to_an_unset_variable_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HONCHO_API_KEY", KEY)  # the default variable does not stand in
+    with pytest.raises(ConfigError, match=r"plugin_config\.honcho\.api_key: .*TEAM_HONCHO_KEY"):
+        honcho_host(tmp_path, {"api_key": {"$env": "TEAM_HONCHO_KEY"}}, {})
+
+
+def test_api_key_reference_to_an_empty_variable_is_refused(tmp_path: Path) -> None:
+    section = {"base_url": "http://127.0.0.1:9", "api_key": {"$env": "TEAM_HONCHO_KEY"}}
+    with pytest.raises(ConfigError, match=r"plugin_config\.honcho\.api_key: .*not set or empty"):
+        honcho_host(tmp_path, section, {"TEAM_HONCHO_KEY": ""})
+
+
+def test_api_key_and_api_key_env_together_are_refused(tmp_path: Path) -> None:
+    section = {"api_key": {"$env": "TEAM_HONCHO_KEY"}, "api_key_env": "HONCHO_API_KEY"}
+    with pytest.raises(ConfigError, match=r"plugin_config\.honcho: api_key and api_key_env") as e:
+        honcho_host(tmp_path, section, {"TEAM_HONCHO_KEY": KEY, "HONCHO_API_KEY": KEY})
+    assert KEY not in str(e.value)
+
+
+def test_a_literal_api_key_in_the_config_is_refused_without_echo(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"plugin_config\.honcho\.api_key: secrets") as e:
+        honcho_host(tmp_path, {"api_key": "hk-literal-in-the-file"}, {})
+    assert "hk-literal" not in str(e.value)
