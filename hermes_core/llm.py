@@ -82,7 +82,8 @@ class LLMError(HermesError):
     """A chat completion failed; ``kind`` says how, ``status`` is the HTTP status if any.
 
     ``attempts`` lists ``(model, kind or "ok")`` for every call made before giving up, when
-    the raiser tried more than one model.
+    the raiser tried more than one model. ``usage`` is the ``usage`` object of an answer that
+    was unusable (an empty or choice-less body can still bill tokens); empty otherwise.
     """
 
     def __init__(
@@ -98,6 +99,7 @@ class LLMError(HermesError):
         self.status = status
         self.model = model
         self.attempts: list[tuple[str, str]] = []
+        self.usage: dict[str, Any] = {}
 
 
 @dataclass
@@ -260,27 +262,34 @@ class ChatClient:
         except ValueError:
             what = f"the body is not JSON: {_clip(response.text)!r}"
             raise self._error("malformed", what, status) from None
+        usage = payload.get("usage") if isinstance(payload, dict) else None
         choices = payload.get("choices") if isinstance(payload, dict) else None
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             detail = _error_detail(response.text) if isinstance(payload, dict) else ""
             what = "the answer has no choices" + (f": {detail}" if detail else "")
-            raise self._error("malformed", what, status)
+            raise _billed(self._error("malformed", what, status), usage)
         choice = choices[0]
         message = choice.get("message")
         if not isinstance(message, dict):
-            raise self._error("malformed", "the first choice has no message", status)
+            error = self._error("malformed", "the first choice has no message", status)
+            raise _billed(error, usage)
         text = _content_text(message.get("content"))
         if not text.strip():
-            raise self._error("empty", "the answer has no content", status)
+            raise _billed(self._error("empty", "the answer has no content", status), usage)
         finish = choice.get("finish_reason")
         model = payload.get("model")
-        usage = payload.get("usage")
         return ChatReply(
             text=text,
             finish_reason=finish if isinstance(finish, str) else None,
             model=model if isinstance(model, str) and model else self.endpoint.model,
             usage=dict(usage) if isinstance(usage, dict) else {},
         )
+
+
+def _billed(error: LLMError, usage: object) -> LLMError:
+    """``error`` carrying the answer's ``usage``: an unusable answer may still cost tokens."""
+    error.usage = dict(usage) if isinstance(usage, dict) else {}
+    return error
 
 
 def _content_text(content: object) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hermes_core.compression import policy
+from hermes_core.compression import state as persisted
 from hermes_core.compression.anchors import DEFAULT_LEDGER_CHARS
 from hermes_core.compression.assemble import SYSTEM_ROLES, assemble, is_summary_message
 from hermes_core.compression.hooks import (
@@ -24,13 +25,12 @@ from hermes_core.compression.hooks import (
 )
 from hermes_core.compression.invariants import check_invariants
 from hermes_core.compression.proactive import proactive_step
+from hermes_core.compression.progress import ending_notice, started_notice
 from hermes_core.compression.prune import prune_tool_results
-from hermes_core.compression.result import (
-    CompressionResult,
-    EventSink,
-)
+from hermes_core.compression.result import CompressionResult, EventSink, outcome
 from hermes_core.compression.summary_step import SummaryStep, previous_summary, summarize_step
-from hermes_core.compression.trigger import CompressionTrigger
+from hermes_core.compression.summary_usage import SummarizerUsage, metered_hooks
+from hermes_core.compression.trigger import CompressionTrigger, as_settings
 from hermes_core.compression.window import Window, choose_window
 from hermes_core.config.settings import Settings
 from hermes_core.errors import InvalidMessages
@@ -50,6 +50,8 @@ class Compressor(CompressionTrigger):
     deterministic fallback), ``"llm"``, ``"fallback"`` (never calls a network), or a
     function ``(messages, previous_summary, budget_tokens, context) -> str``.
     ``unreachable_falls_back`` turns the network-unreachable abort into the fallback summary.
+    ``clock`` (monotonic) drives cooldowns and the idle trigger; ``wall_clock`` only ages
+    the timers of a state saved in another process.
     """
 
     def __init__(
@@ -64,8 +66,9 @@ class Compressor(CompressionTrigger):
         clock: Callable[[], float] = time.monotonic,
         on_event: EventSink | None = None,
         unreachable_falls_back: bool = False,
+        wall_clock: Callable[[], float] = time.time,
     ) -> None:
-        settings = _as_settings(config)
+        settings = as_settings(config)
         super().__init__(
             settings,
             context_length=context_length,
@@ -82,22 +85,48 @@ class Compressor(CompressionTrigger):
         self.unreachable_falls_back = unreachable_falls_back
         self.compactions = 0
         self.previous_summary: str | None = None
+        self._wall_clock = wall_clock  # only to age persisted timers (export/restore_state)
+        self._started = False
+
+    # --- persistence (spec 40 §2: the session store hydrates it) -------------------------
+
+    def export_state(self) -> dict[str, Any]:
+        """JSON-ready state for the session store (``{"v": 1, ...}``; see compression/state.py)."""
+        return persisted.export_state(self, wall_now=self._wall_clock())
+
+    def restore_state(self, state: Mapping[str, Any]) -> None:
+        """Put back :meth:`export_state` output; unusable parts are logged and skipped."""
+        persisted.restore_state(self, state, wall_now=self._wall_clock())
 
     # --- the pipeline --------------------------------------------------------------------
 
     def compress(
         self, messages: Sequence[Mapping[str, Any]], *, force: bool = False
     ) -> CompressionResult:
-        """Compress when due (or when ``force``); never mutates ``messages``."""
+        """Compress when due (or when ``force``); never mutates ``messages``.
+
+        ``stats["summarizer_usage"]`` reports what the summariser cost (see
+        :class:`~hermes_core.compression.summary_usage.SummarizerUsage`)."""
         started = time.perf_counter()
-        result = self._compress([m if isinstance(m, dict) else dict(m) for m in messages], force)
+        source = [m if isinstance(m, dict) else dict(m) for m in messages]
+        usage = SummarizerUsage(count=self.count)
+        self._started = False
+        self._touch()
+        result = self._compress(source, force, usage)
         result.stats["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
-        if result.status in ("compressed", "pruned"):
+        result.stats["summarizer_usage"] = usage.as_dict()
+        changed = result.status in ("compressed", "pruned")
+        self._sent = (result.messages, len(result.messages)) if changed else (source, len(source))
+        if changed:
             self.running.reset()  # the list was rewritten, not appended to: recount it next time
-            self._emit("compression_finished", **result.report())
+            self._emit("compression_finished", **result.report(), summarizer_usage=usage.as_dict())
+        if changed or self._started:
+            self._notice(*ending_notice(result))
         return result
 
-    def _compress(self, source: list[Message], force: bool) -> CompressionResult:
+    def _compress(
+        self, source: list[Message], force: bool, usage: SummarizerUsage
+    ) -> CompressionResult:
         problems = validate_messages(source, allow_pending_tool_calls=True)
         if problems:
             raise InvalidMessages(
@@ -115,28 +144,30 @@ class Compressor(CompressionTrigger):
             "passes": {},
             "child_session": not self.settings.compression.in_place,
         }
-        if not force:
-            # the same figure the host's trigger saw: anchored on real usage, ratio-corrected
-            go, reason = self.should_compress(self.observe(source))
-            if not go:
-                proactive = self._proactive(source, before, stats) if reason is None else None
-                why = reason or f"under the threshold ({before:,} < {self.threshold_tokens:,})"
-                return proactive or self._result(
-                    source, "unchanged", why, tokens_before=before, stats=stats
-                )
+        overflow = self._overflow_due  # the provider refused the last request: cut hard
+        # the same figure the host's trigger saw: anchored on real usage, ratio-corrected
+        go, reason = (True, None) if force else self.should_compress(self.observe(source))
+        self._overflow_due = self._idle_due = False  # used up by this decision
+        if not go:
+            proactive = self._proactive(source, before, stats) if reason is None else None
+            why = reason or f"under the threshold ({before:,} < {self.threshold_tokens:,})"
+            return proactive or outcome(source, "unchanged", why, tokens_before=before, stats=stats)
         self._emit("compression_started", tokens=before)
+        self._started = True
+        self._notice("started", started_notice(before))
+        hard = force or overflow
         try:
-            result = self._run(source, costs, before, stats, force=force)
+            result = self._run(source, costs, before, stats, usage, force=hard)
             for attempt in range(1, self.settings.compression.max_attempts):
                 if result.status != "compressed" or result.reason is None:
                     break  # done, or not the "still over the threshold" case
                 # retry with half the tail budget: the tail is what kept it over
-                result = self._run(source, costs, before, stats, force=force, shrink=attempt)
+                result = self._run(source, costs, before, stats, usage, force=hard, shrink=attempt)
         except Exception as exc:
             log.warning("compression failed, input kept: %s", exc, exc_info=True)
             self._emit("compression_failed", layer="internal", reason=str(exc))
             why = f"internal error, input kept: {type(exc).__name__}: {exc}"
-            return self._result(source, "aborted", why, tokens_before=before, stats=stats)
+            return outcome(source, "aborted", why, tokens_before=before, stats=stats)
         violations = (
             check_invariants(source, result.messages, before_valid=True, archived=result.archived)
             if result.status == "compressed"
@@ -145,7 +176,7 @@ class Compressor(CompressionTrigger):
         if violations:
             log.error("compression broke its invariants, input kept: %s", violations)
             why = "invariant check failed, input kept: " + "; ".join(violations)
-            return self._result(source, "aborted", why, tokens_before=before, stats=stats)
+            return outcome(source, "aborted", why, tokens_before=before, stats=stats)
         return result
 
     def _run(
@@ -154,6 +185,7 @@ class Compressor(CompressionTrigger):
         costs: list[int],
         tokens_before: int,
         stats: dict[str, Any],
+        usage: SummarizerUsage,
         *,
         force: bool,
         shrink: int = 0,
@@ -179,9 +211,7 @@ class Compressor(CompressionTrigger):
         if window is None:
             self.nothing_to_compress(int(tokens_before * ratio))
             reason = "nothing to compress: every message is in the protected head or tail"
-            return self._result(
-                source, "unchanged", reason, tokens_before=tokens_before, stats=stats
-            )
+            return outcome(source, "unchanged", reason, tokens_before=tokens_before, stats=stats)
         stats["window"] = {"head_end": window.head_end, "tail_start": window.tail_start}
         use_llm = self.hooks.summarize is not None and self.guard.use_llm()
         # the fallback reads the original middle: prune it only if pruning alone might do
@@ -223,7 +253,7 @@ class Compressor(CompressionTrigger):
             )
             archived = [pruned.replaced[i] for i in sorted(pruned.replaced)]
             reason = f"pruning alone brought it under the threshold ({tokens_pruned:,} tokens)"
-            return self._result(
+            return outcome(
                 working,
                 "pruned",
                 reason,
@@ -232,11 +262,11 @@ class Compressor(CompressionTrigger):
                 archived=archived,
                 tokens_after=tokens_pruned,
             )
-        summary = self._summarize(source, working, window, use_llm=use_llm)
+        summary = self._summarize(source, working, window, usage, use_llm=use_llm)
         if summary.abort_reason is not None:
             self._emit("compression_failed", layer="abort", reason=summary.abort_reason)
             stats["passes"] = {}  # the pruning was discarded with everything else
-            return self._result(
+            return outcome(
                 source, "aborted", summary.abort_reason, tokens_before=tokens_before, stats=stats
             )
         assert summary.body is not None
@@ -266,7 +296,7 @@ class Compressor(CompressionTrigger):
         self.compactions += 1
         self.previous_summary = summary.body
         over = int(tokens_after * ratio) >= self.threshold_tokens
-        result = self._result(
+        result = outcome(
             assembly.messages,
             "compressed",
             "still over the threshold: the protected head and tail alone cost too much"
@@ -296,13 +326,14 @@ class Compressor(CompressionTrigger):
         if pruned is None:
             return None
         stats["passes"] = dict(pruned.passes)
-        return self._result(
+        return outcome(
             pruned.messages,
             "pruned",
             "proactive pruning of large old tool results",
             tokens_before=tokens_before,
             stats=stats,
             archived=[pruned.replaced[i] for i in sorted(pruned.replaced)],
+            tokens_after=self.count(pruned.messages),
         )
 
     def _total(self, messages: list[Message], known: dict[int, int]) -> int:
@@ -312,13 +343,19 @@ class Compressor(CompressionTrigger):
         return total + REPLY_PRIMING if messages else 0
 
     def _summarize(
-        self, source: list[Message], working: list[Message], window: Window, *, use_llm: bool
+        self,
+        source: list[Message],
+        working: list[Message],
+        window: Window,
+        usage: SummarizerUsage,
+        *,
+        use_llm: bool,
     ) -> SummaryStep:
         middle_original = source[window.middle.start : window.middle.stop]
         notes = self.hooks.pre_compress(middle_original)
         ledger_chars = min(DEFAULT_LEDGER_CHARS, max(1_000, int(self.threshold_tokens * 0.35)))
         step = summarize_step(
-            hooks=self.hooks,
+            hooks=metered_hooks(self.hooks, usage),
             guard=self.guard,
             middle=working[window.middle.start : window.middle.stop],
             middle_original=middle_original,
@@ -339,43 +376,6 @@ class Compressor(CompressionTrigger):
             kind, detail = step.failure
             self._emit("compression_failed", layer="fallback", kind=kind, reason=detail)
         return step
-
-    # --- helpers -------------------------------------------------------------------------
-
-    def _result(
-        self,
-        messages: list[Message],
-        status: Any,
-        reason: str | None,
-        *,
-        tokens_before: int,
-        stats: dict[str, Any],
-        archived: list[Message] | None = None,
-        tokens_after: int | None = None,
-    ) -> CompressionResult:
-        if status in ("unchanged", "aborted"):
-            after = tokens_before
-        else:
-            after = tokens_after if tokens_after is not None else self.count(messages)
-        return CompressionResult(
-            messages=list(messages),
-            status=status,
-            reason=reason,
-            tokens_before=tokens_before,
-            tokens_after=after,
-            archived=list(archived or []),
-            stats=stats,
-        )
-
-
-def _as_settings(config: Settings | Mapping[str, Any] | None) -> Settings:
-    if config is None:
-        return Settings()
-    if isinstance(config, Settings):
-        return config
-    from hermes_core.config.loader import load_config
-
-    return load_config(config).settings
 
 
 def compress(

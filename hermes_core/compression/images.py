@@ -12,9 +12,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, cast
 
-__all__ = ["IMAGE_NOTE", "IMAGE_PART_TYPES", "strip_historical_images"]
+from hermes_core.transcript.messages import is_real_user_message
+
+__all__ = [
+    "IMAGE_NOTE",
+    "IMAGE_PART_TYPES",
+    "OVERFLOW_IMAGE_NOTE",
+    "strip_historical_images",
+    "strip_tool_images",
+]
 
 IMAGE_NOTE: Final = "[Attached image — stripped after compression]"
+OVERFLOW_IMAGE_NOTE: Final = "[Image removed — the conversation did not fit the context window]"
 #: Part types that carry an image (OpenAI chat, OpenAI responses, generic).
 IMAGE_PART_TYPES: Final = frozenset({"image_url", "input_image", "image"})
 
@@ -70,3 +79,30 @@ def strip_historical_images(
         replaced[i] = original
         stripped += counts[i]
     return out, replaced, stripped
+
+
+def strip_tool_images(
+    messages: Sequence[Mapping[str, Any]],
+) -> tuple[list[dict[str, Any]], int]:
+    """Return (new list, images stripped): the last resort when compression cannot fit.
+
+    Every image part becomes a short note, except those of the newest real user message (the
+    one being answered): all tool results' images, the newest one too (unlike Phase 1, which
+    keeps it; this runs only after the provider refused the request, and an image costs
+    ~1,500 tokens however old), and every older user image. Changed messages are copies with
+    a new part list (indices kept); unchanged ones are the input objects.
+    """
+    newest_user = next(
+        (i for i in range(len(messages) - 1, -1, -1) if is_real_user_message(messages[i])), -1
+    )
+    out = cast("list[dict[str, Any]]", list(messages))
+    stripped = 0
+    for i, msg in enumerate(messages):
+        count = _image_count(msg)
+        if not count or i == newest_user:
+            continue
+        note = {"type": "text", "text": OVERFLOW_IMAGE_NOTE}
+        content = [note if _is_image_part(part) else part for part in msg["content"]]
+        out[i] = {**msg, "content": content}
+        stripped += count
+    return out, stripped

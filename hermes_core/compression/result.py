@@ -6,16 +6,27 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from hermes_core.types import Message
+
 Status = Literal["compressed", "pruned", "unchanged", "aborted"]
 SummarizerUsed = Literal["llm", "fallback"]
 EventKind = Literal[
-    "compression_started", "compression_finished", "compression_blocked", "compression_failed"
+    "compression_started",
+    "compression_finished",
+    "compression_blocked",
+    "compression_failed",
+    "status",
 ]
 
 
 @dataclass(frozen=True)
 class CompressionEvent:
-    """A status event for the host's UI; never carries the summariser's reasoning."""
+    """A status event for the host's UI; never carries the summariser's reasoning.
+
+    ``status`` events (only with ``compression.progress_notices``) carry ``text``, a short
+    sentence a chat surface can show as is, and ``phase`` (``started``, ``finished``,
+    ``failed``, ``skipped``); the other kinds carry data for programs.
+    """
 
     kind: EventKind
     data: dict[str, Any] = field(default_factory=dict)
@@ -58,3 +69,27 @@ class CompressionResult:
             "passes": dict(self.stats.get("passes", {})),
             "token_counter": self.stats.get("token_counter"),
         }
+
+
+def outcome(
+    messages: list[Message],
+    status: Status,
+    reason: str | None,
+    *,
+    tokens_before: int,
+    stats: dict[str, Any],
+    archived: list[Message] | None = None,
+    tokens_after: int | None = None,
+) -> CompressionResult:
+    """A result; an unchanged or aborted one keeps the input's token count."""
+    if status in ("unchanged", "aborted") or tokens_after is None:
+        tokens_after = tokens_before
+    return CompressionResult(
+        messages=list(messages),
+        status=status,
+        reason=reason,
+        tokens_before=tokens_before,
+        tokens_after=tokens_after,
+        archived=list(archived or []),
+        stats=stats,
+    )

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_core.compression.prompts import first_prompt, update_prompt
 from hermes_core.compression.serialize import serialize_turns
+from hermes_core.compression.summary_usage import record_summarizer_call
 from hermes_core.config.settings import AuxiliaryCompressionSettings, ModelSettings
-from hermes_core.llm import ChatClient, ChatEndpoint, LLMError, retry_on_main_model
+from hermes_core.llm import ChatClient, ChatEndpoint, ChatReply, LLMError, retry_on_main_model
 from hermes_core.redact import redact
 
 if TYPE_CHECKING:
@@ -179,10 +180,7 @@ class LLMSummarizer:
         attempts: list[tuple[str, str]] = []
         for index, endpoint in enumerate(endpoints):
             try:
-                with ChatClient(
-                    endpoint, environ=self._environ, transport=self._transport
-                ) as client:
-                    reply = client.complete(prompt)
+                reply = self._complete(endpoint, prompt)
                 text = check_summary(reply.text, reply.finish_reason)
             except LLMError as exc:
                 attempts.append((endpoint.model, exc.kind))
@@ -195,6 +193,21 @@ class LLMSummarizer:
             attempts.append((endpoint.model, "ok"))
             return SummaryOutcome(text, endpoint.model, attempts, dict(reply.usage))
         raise AssertionError("unreachable: the loop returns or raises")
+
+    def _complete(self, endpoint: ChatEndpoint, prompt: list[dict[str, Any]]) -> ChatReply:
+        """One request, recorded for the compression's usage report whatever its outcome
+        (a rejected answer was still paid for; a failed request still sent the prompt)."""
+        usage: dict[str, Any] | None = None
+        try:
+            with ChatClient(endpoint, environ=self._environ, transport=self._transport) as client:
+                reply = client.complete(prompt)
+            usage = reply.usage
+            return reply
+        except LLMError as exc:
+            usage = exc.usage
+            raise
+        finally:
+            record_summarizer_call(prompt, usage)
 
 
 def _primary_endpoint(

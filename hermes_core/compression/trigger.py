@@ -9,9 +9,11 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from hermes_core.compression import policy
+from hermes_core.compression.overflow import MIN_PLAUSIBLE_WINDOW, stated_window
 from hermes_core.compression.result import CompressionEvent, EventSink
 from hermes_core.config.settings import Settings
 from hermes_core.errors import ConfigError
@@ -20,6 +22,17 @@ from hermes_core.tokens import REPLY_PRIMING, RunningTokenCount, get_counter, me
 log = logging.getLogger("hermes_context.compression")
 #: "Nothing to compress" backs off for 300 s, or until the transcript grows this much.
 GROWTH_ENDS_BACKOFF = 1.25
+
+
+def as_settings(config: Settings | Mapping[str, Any] | None) -> Settings:
+    """Settings from a :class:`Settings`, a config mapping (validated), or the defaults."""
+    if config is None:
+        return Settings()
+    if isinstance(config, Settings):
+        return config
+    from hermes_core.config.loader import load_config
+
+    return load_config(config).settings
 
 
 class CompressionTrigger:
@@ -37,25 +50,68 @@ class CompressionTrigger:
     ) -> None:
         self.settings = settings
         self.model = model or settings.model.name or None
-        self.context_length = context_length
-        comp = settings.compression
+        self._window = (context_length, max_tokens)  # as configured (set_model changes it)
+        self._learned_window: int | None = None  # stated by an overflow error (note_overflow)
+        self._threshold = self._derive(context_length, max_tokens, self.model, None)
+        self.counter = get_counter(self.model, settings.model.tokenizer)
+        self._clock = clock
+        self.guard = policy.CompressionGuard(clock=clock)
+        self.on_event = on_event
+        self.last_prompt_tokens: int | None = None
+        self.running = self._new_running()
+        self._nothing_at: int | None = None  # tokens when "nothing to compress" last happened
+        self._sent: tuple[Sequence[Mapping[str, Any]], int] | None = None  # what goes out next
+        self._overflow_due = False
+        self._idle_due = False
+        self._active_at: float | None = None  # clock of the last observe/compress
+
+    def _new_running(self, ratio: float = 1.0, samples: int = 0) -> RunningTokenCount:
+        image = self.settings.compression.image_tokens
+        running = RunningTokenCount(self.counter, image_tokens=image, initial_ratio=ratio)
+        running.samples = samples
+        return running
+
+    def _derive(
+        self, context_length: int, max_tokens: int, model: str | None, learned: int | None
+    ) -> policy.Threshold:
+        """Spec 10 §3 for this window, lowered (never raised) by a window the provider stated."""
+        comp = self.settings.compression
+        window = context_length if learned is None else min(context_length, learned)
+        # a reservation larger than the real window cannot be kept at all: drop it
+        reserved = 0 if window < context_length and max_tokens >= window else max_tokens
         try:
-            self._threshold = policy.resolve_threshold(
-                context_length=context_length,
-                max_tokens=max_tokens,
-                model=self.model,
+            threshold = policy.resolve_threshold(
+                context_length=window,
+                max_tokens=reserved,
+                model=model,
                 threshold=comp.threshold,
                 model_thresholds=comp.model_thresholds,
                 threshold_tokens=comp.threshold_tokens,
             )
         except ValueError as exc:
             raise ConfigError(f"cannot compress with this window: {exc}") from None
-        self.counter = get_counter(self.model, settings.model.tokenizer)
-        self.guard = policy.CompressionGuard(clock=clock)
-        self.on_event = on_event
-        self.last_prompt_tokens: int | None = None
-        self.running = RunningTokenCount(self.counter, image_tokens=comp.image_tokens)
-        self._nothing_at: int | None = None  # tokens when "nothing to compress" last happened
+        if window == context_length:
+            return threshold
+        configured = self._derive(context_length, max_tokens, model, None)
+        steps = [f"window {window:,} learned from the provider's overflow error"]
+        steps += threshold.provenance[:-1]
+        tokens = threshold.tokens
+        if configured.tokens < tokens:  # e.g. the small-context floor: never trigger later
+            tokens = configured.tokens
+            steps.append(f"kept at {tokens:,}: a smaller window never raises the trigger")
+        steps.append(f"trigger at {tokens:,} tokens")
+        return replace(threshold, tokens=tokens, provenance=tuple(steps))
+
+    @property
+    def context_length(self) -> int:
+        """The window in use: the configured one, or the smaller one the provider stated."""
+        configured = self._window[0]
+        learned = self._learned_window
+        return configured if learned is None else min(configured, learned)
+
+    @property
+    def max_tokens(self) -> int:
+        return self._window[1]
 
     def nothing_to_compress(self, tokens: int) -> None:
         """Back off (spec 10 §6), until the transcript grows by a quarter."""
@@ -78,21 +134,41 @@ class CompressionTrigger:
 
     def observe(self, messages: Sequence[Mapping[str, Any]]) -> int:
         """The prompt-token count of ``messages`` for the trigger: anchored on the last real
-        usage, and O(new messages) when the list only grew since the last call."""
+        usage, and O(new messages) when the list only grew since the last call.
+
+        ``messages`` is taken to be what goes out next: a later ``update_from_usage`` without
+        messages anchors on it (as it was now, even if the list grows in place meanwhile)."""
+        self._touch()
+        self._sent = (messages, len(messages))
         self.last_prompt_tokens = self.running.observe(messages)
         return self.last_prompt_tokens
+
+    def _touch(self) -> None:
+        """Note activity; a gap longer than ``idle_compact_after_seconds`` arms the idle trigger
+        (spec 10 §8): the provider's prompt cache has expired by then, so a compaction now
+        costs no extra cache miss."""
+        now, idle = self._clock(), self.settings.compression.idle_compact_after_seconds
+        if idle > 0 and self._active_at is not None and now - self._active_at > idle:
+            self._idle_due = True
+        self._active_at = now
 
     def should_compress(self, prompt_tokens: int | None = None) -> tuple[bool, str | None]:
         """Whether to compress now, and why not when over the threshold but blocked.
 
         Without ``prompt_tokens`` it uses the last figure from :meth:`observe` or
-        :meth:`update_from_usage`."""
+        :meth:`update_from_usage`. After :meth:`note_overflow` it is true at once (unless
+        ``compression.enabled`` is false); after an idle gap the trigger is half the threshold."""
         tokens = prompt_tokens if prompt_tokens is not None else self.last_prompt_tokens or 0
         enabled = self.settings.compression.enabled
+        if self._overflow_due and enabled:
+            return True, None  # the provider refused the request: the guard cannot help it
         if self._nothing_at is not None and tokens >= self._nothing_at * GROWTH_ENDS_BACKOFF:
             self.guard.end_backoff()  # grown by a quarter since: that is new work to compress
             self._nothing_at = None
-        go, reason = self.guard.should_compress(tokens, self.threshold_tokens, enabled=enabled)
+        trigger = self.threshold_tokens
+        if self._idle_due:
+            trigger = max(1, trigger // 2)
+        go, reason = self.guard.should_compress(tokens, trigger, enabled=enabled)
         if not go and enabled:
             warning = self.guard.warning_due(tokens, self.threshold_tokens)
             if warning:
@@ -103,14 +179,71 @@ class CompressionTrigger:
         self, usage: Mapping[str, Any], messages: Sequence[Mapping[str, Any]] | None = None
     ) -> None:
         """Real ``usage.prompt_tokens`` from the API: judges the last compaction (anti-thrash)
-        and, given the ``messages`` that were sent, anchors the running count on it."""
+        and anchors the running count on the messages that were sent: ``messages`` when given,
+        else those of the last :meth:`observe`, or the list the last ``compress`` returned."""
         prompt = usage.get("prompt_tokens")
         if isinstance(prompt, bool) or not isinstance(prompt, int) or prompt < 0:
             return
         self.last_prompt_tokens = prompt
+        self._overflow_due = self._idle_due = False  # a request went through: cache is warm
+        if messages is None and self._sent is not None:
+            sent, n = self._sent
+            messages = sent if len(sent) == n else list(sent[:n])
         if messages is not None:
             self.running.anchor(prompt, messages)
         self.guard.record_usage(prompt, self.threshold_tokens)
+
+    def note_overflow(self, message: str) -> int | None:
+        """The provider refused the request as too long (HTTP 413, "maximum context length").
+
+        The next :meth:`should_compress` is true at once. When ``message`` states the window,
+        the threshold is re-derived for it (only ever lowered) and the window is returned;
+        ``None`` when it states none, or none smaller than the one in use."""
+        self._overflow_due = True
+        stated = stated_window(message)
+        if stated is None or not self._adopt_window(stated):
+            return None
+        log.warning(
+            "the provider states a window of %s tokens; compression now triggers at %s",
+            f"{stated:,}",
+            f"{self.threshold_tokens:,}",
+        )
+        return stated
+
+    def _adopt_window(self, window: int) -> bool:
+        """Use ``window`` when it is plausible and smaller than the one in use."""
+        if not MIN_PLAUSIBLE_WINDOW <= window < self.context_length:
+            return False
+        context, out = self._window
+        self._threshold = self._derive(context, out, self.model, window)
+        self._learned_window = window
+        return True
+
+    def set_model(
+        self, name: str, *, context_length: int | None = None, max_tokens: int | None = None
+    ) -> None:
+        """Switch this conversation to another model or window (``None``: keep the current).
+
+        The threshold is re-derived (``model_thresholds`` apply); the guard, the previous
+        summary and the counters are kept. The learned token ratio is reset only when the
+        tokenizer encoding changes (it corrects *our* count, which is per encoding); a window
+        learned from an overflow is kept only for the same model."""
+        model = name or self.settings.model.name or None
+        context = self._window[0] if context_length is None else context_length
+        out = self._window[1] if max_tokens is None else max_tokens
+        learned = self._learned_window if model == self.model else None
+        threshold = self._derive(context, out, model, learned)  # raises before any change
+        counter = get_counter(model, self.settings.model.tokenizer)
+        if counter.name != self.counter.name:
+            self.counter = counter
+            self.running = self._new_running()
+        self.model, self._window, self._learned_window = model, (context, out), learned
+        self._threshold = threshold
+
+    def _notice(self, phase: str, text: str) -> None:
+        """A ``status`` event for chat surfaces, when ``compression.progress_notices``."""
+        if self.settings.compression.progress_notices:
+            self._emit("status", phase=phase, text=text)
 
     def _cost(self, message: Mapping[str, Any]) -> int:
         image = self.settings.compression.image_tokens

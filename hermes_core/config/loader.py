@@ -213,6 +213,12 @@ def _cross_checks(settings: Settings, loaded: LoadedConfig, problems: list[str])
             f"less than model.context_length ({model.context_length}): it is the output "
             "reservation taken from the window"
         )
+    if settings.compression.micro_compact:
+        source = loaded.source_of("compression.micro_compact")
+        problems.append(
+            f"{source.detail or source.kind}: compression.micro_compact: the rolling per-turn "
+            "summary is not available in this version; remove the key or set it to false"
+        )
 
 
 def _apply_environment(

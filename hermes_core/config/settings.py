@@ -107,11 +107,21 @@ class CompressionSettings:
     proactive_prune_min_reclaim_tokens: int = setting(
         4_096, "Proactive pruning commits only when it reclaims at least this much.", minimum=0
     )
-    progress_notices: bool = setting(False, "Emit status events for chat surfaces.")
-    idle_compact_after_seconds: int = setting(
-        0, "After this much idle time, compress before the next reply (0: off).", minimum=0
+    progress_notices: bool = setting(
+        False,
+        "Emit `status` events with a short text a chat surface can show as is "
+        "(compressing, compressed, failed).",
     )
-    micro_compact: bool = setting(False, "Experimental rolling per-turn summary.")
+    idle_compact_after_seconds: int = setting(
+        0,
+        "After more than this many seconds without a request, compress before the next one "
+        "once the transcript is at least half the threshold: the provider's prompt cache has "
+        "expired, so compacting then costs no extra cache miss (0: off).",
+        minimum=0,
+    )
+    micro_compact: bool = setting(
+        False, "Not available in this version: `true` is refused (remove the key or set false)."
+    )
 
 
 @dataclass
