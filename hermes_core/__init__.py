@@ -17,6 +17,7 @@ from hermes_core.errors import (
     MissingExtraError,
     PluginLoadError,
     ProviderError,
+    SessionError,
     TokenizerError,
     TranscriptError,
 )
@@ -26,6 +27,8 @@ __version__ = "0.1.0"
 # public name -> module that defines it; loaded on first attribute access (PEP 562)
 _LAZY = {
     "Hermes": "hermes_core.host.hermes",
+    "Session": "hermes_core.host.session",
+    "SessionEvent": "hermes_core.host.events",
     "PluginContext": "hermes_core.plugins.manager",
     "PluginHost": "hermes_core.plugins.manager",
     "Settings": "hermes_core.config.settings",
@@ -61,6 +64,9 @@ __all__ = [
     "PluginHost",
     "PluginLoadError",
     "ProviderError",
+    "Session",
+    "SessionError",
+    "SessionEvent",
     "SessionInfo",
     "Settings",
     "SummaryContext",
@@ -85,7 +91,9 @@ if TYPE_CHECKING:
     from hermes_core.compression.result import CompressionEvent, CompressionResult
     from hermes_core.config.loader import load_config
     from hermes_core.config.settings import Settings
+    from hermes_core.host.events import SessionEvent
     from hermes_core.host.hermes import Hermes
+    from hermes_core.host.session import Session
     from hermes_core.markers import hookimpl, hookspec
     from hermes_core.plugins.manager import PluginContext, PluginHost
     from hermes_core.tokens.costs import count_tokens

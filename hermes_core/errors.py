@@ -45,3 +45,11 @@ class TokenizerError(HermesError):
 
 class MemoryStoreError(HermesError):
     """A memory file cannot be read, decoded or locked; nothing was changed."""
+
+
+class SessionError(HermesError):
+    """The session store refused or failed an operation; nothing was changed.
+
+    Raised when a session id belongs to another user, when the store cannot be opened
+    (unreadable file, a schema from a newer version) or stays locked past its retries.
+    """

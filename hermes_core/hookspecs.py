@@ -152,6 +152,28 @@ def scan_threat(content: str, scope: str) -> list[Finding] | None:
     """
 
 
+# --- sessions --------------------------------------------------------------------------
+
+
+@_policy("first_result", "0.2.0")
+@hookspec(firstresult=True)
+def session_store() -> Any | None:
+    """Open the session store this home uses (spec 40 §1).
+
+    Called once, when a :class:`~hermes_core.host.Hermes` first needs its store (a session,
+    ``session_search``, the ``sessions`` commands), and only when ``sessions.enabled`` is
+    true. The plugin reads where and how from its :class:`~hermes_core.plugins.PluginContext`
+    (``settings.sessions``, ``home``).
+
+    :return: an object implementing :class:`hermes_core.sessions.SessionStore`, or ``None``
+        to let the next implementation answer. The host closes it on shutdown.
+
+    Policy: ``first_result``; the built-in SQLite store (``$HERMES_HOME/state.db``, or
+    ``sessions.db_path``) runs last and always answers. An implementation that raises is
+    reported and the next one is asked; with ``plugins.strict`` the error propagates.
+    """
+
+
 # --- provider lifecycle ----------------------------------------------------------------
 
 

@@ -171,7 +171,9 @@ def test_plugins_listing(
         "compressor",
         "file_memory",
         "threat_scanner",
+        "session_store",
     ]
+    assert builtins[3]["hooks"] == ["session_store"]
     assert builtins[0]["builtin"] is True and builtins[0]["status"] == "active"
     assert builtins[0]["hooks"] == ["prune_tool_result", "summarize_middle"]
     site = tmp_path / "site"

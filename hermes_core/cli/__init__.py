@@ -19,6 +19,7 @@ from hermes_core.cli import (
     config_cmd,
     memory_cmd,
     plugins_cmd,
+    sessions_cmd,
     tokens_cmd,
     validate_cmd,
 )
@@ -31,7 +32,15 @@ from hermes_core.errors import (
     TokenizerError,
 )
 
-COMMANDS = (compress_cmd, tokens_cmd, validate_cmd, memory_cmd, plugins_cmd, config_cmd)
+COMMANDS = (
+    compress_cmd,
+    tokens_cmd,
+    validate_cmd,
+    memory_cmd,
+    sessions_cmd,
+    plugins_cmd,
+    config_cmd,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

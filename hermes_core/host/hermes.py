@@ -1,21 +1,35 @@
-"""``Hermes``: one home's configuration and plugins, from which sessions are made.
+"""``Hermes``: one home's configuration, plugins and session store, from which sessions are made.
 
 A process may hold several ``Hermes`` objects (several homes, several tenants); nothing here
-is global. Sessions, memory and compression build on this object in later modules.
+is global.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_core.config.loader import LoadedConfig, load_config
 from hermes_core.config.settings import Settings
+from hermes_core.errors import SessionError
+from hermes_core.memory.calls import StuckCalls
 from hermes_core.plugins.loading import PluginSpec
 from hermes_core.plugins.manager import PluginHost
+from hermes_core.sessions.store import SessionStore
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
+    from hermes_core.host.events import EventListener
+    from hermes_core.host.session import Session
+
+
+log = logging.getLogger("hermes_context.host")
 
 
 def default_builtins() -> list[PluginSpec]:
@@ -32,6 +46,11 @@ class Hermes:
         self.config = config
         self.plugins = PluginHost(config)
         self._closed = False
+        self._store: SessionStore | None = None
+        self._store_lock = threading.Lock()
+        self._sessions: dict[int, Session] = {}
+        #: provider calls past their time limit, shared by every session's memory manager
+        self.stuck_calls = StuckCalls()
         try:
             self.plugins.load(default_builtins() if builtins is None else builtins)
         except BaseException:
@@ -57,12 +76,92 @@ class Hermes:
     def home(self) -> Path:
         return self.config.home
 
+    def session(
+        self,
+        session_id: str,
+        *,
+        user_id: str | None = None,
+        skip_memory: bool = False,
+        workspace: str | os.PathLike[str] | None = None,
+        on_event: EventListener | None = None,
+        toolsets: Collection[str] | None = None,
+    ) -> Session:
+        """Open (or resume) one conversation of one user.
+
+        ``skip_memory`` is a bridge host's mode: no external provider, no recall, no review,
+        and no memory tools unless ``toolsets`` names them (``"memory"``: the file memory's
+        blocks and tool; ``"session_search"``). ``workspace`` is the folder @-references
+        resolve in. ``on_event`` receives :class:`~hermes_core.host.events.SessionEvent` s.
+        """
+        from hermes_core.host.session import Session
+
+        if self._closed:
+            raise SessionError("this Hermes is closed; create a new one")
+        session = Session(
+            self,
+            session_id,
+            user_id=user_id,
+            skip_memory=skip_memory,
+            workspace=workspace,
+            on_event=on_event,
+            toolsets=toolsets,
+        )
+        self._sessions[id(session)] = session
+        return session
+
+    def forget_session(self, session: Session) -> None:
+        """A session closed itself (called by :meth:`Session.close`)."""
+        self._sessions.pop(id(session), None)
+
+    @property
+    def session_store(self) -> SessionStore | None:
+        """The session store (opened on first use through the ``session_store`` hook), or
+        ``None`` when ``sessions.enabled`` is false."""
+        if not self.settings.sessions.enabled:
+            return None
+        with self._store_lock:
+            if self._store is None:
+                if self._closed:
+                    raise SessionError("this Hermes is closed; create a new one")
+                seen = len(self.plugins.call_errors)
+                store = self.plugins.call("session_store")
+                if store is None:
+                    failed = [
+                        e.error
+                        for e in self.plugins.call_errors[seen:]
+                        if e.hook == "session_store"
+                    ]
+                    if failed and isinstance(failed[-1], SessionError):
+                        raise failed[-1]  # the store's own reason: a damaged file, a newer schema
+                    raise SessionError(
+                        "no plugin answered session_store (is the built-in session_store "
+                        "plugin disabled?); enable one, or set sessions.enabled: false"
+                    )
+                if not isinstance(store, SessionStore):
+                    raise SessionError(
+                        f"session_store answered a {type(store).__name__}, which is not a "
+                        "hermes_core.sessions.SessionStore"
+                    )
+                self._store = store
+            return self._store
+
     def close(self) -> None:
-        """Shut plugins down in reverse order; safe to call twice."""
+        """Shut plugins down in reverse order, then close the store; safe to call twice."""
         if self._closed:
             return
+        for session in list(self._sessions.values()):
+            try:
+                session.close()
+            except Exception:  # one session's failure must not keep the others open
+                log.exception("closing session %s failed", session.session_id)
         self._closed = True
-        self.plugins.call("memory_shutdown")
+        try:
+            self.plugins.call("memory_shutdown")
+        finally:
+            with self._store_lock:
+                store, self._store = self._store, None
+            if store is not None:
+                store.close()
 
     def __enter__(self) -> Hermes:
         return self

@@ -18,6 +18,7 @@ __all__ = [
     "Call",
     "MemoryEvent",
     "ShutdownReport",
+    "StuckCalls",
     "redacted",
     "redacted_messages",
     "tool_name",
@@ -58,6 +59,18 @@ class Call:
                 self.done.set()
 
         threading.Thread(target=run, name="hermes-memory-call", daemon=True).start()
+
+
+@dataclass
+class StuckCalls:
+    """Provider calls still running past their time limit, by plugin name.
+
+    Shared by every memory manager of one host, so a provider that hangs in one session is
+    skipped (not waited for again) in every other session until it returns.
+    """
+
+    calls: dict[str, Call] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 def redacted(value: Any, depth: int = 0) -> Any:

@@ -23,6 +23,7 @@ from hermes_core.memory.calls import (
     Call,
     MemoryEvent,
     ShutdownReport,
+    StuckCalls,
     redacted,
     redacted_messages,
     tool_name,
@@ -65,7 +66,11 @@ class MemoryManager:
         lifecycle_timeout: float = 5.0,
         on_event: Callable[[MemoryEvent], None] | None = None,
         scan: Callable[[str], Sequence[Finding]] | None = None,
+        include: Callable[[str], bool] | None = None,
+        stuck: StuckCalls | None = None,
     ) -> None:
+        """``include`` decides which plugins take part (a session with ``skip_memory`` leaves
+        the external provider out); ``stuck`` is shared by a host's managers."""
         self.plugins = host.plugins
         self.timeout = (
             prefetch_timeout
@@ -76,8 +81,10 @@ class MemoryManager:
         self.on_event = on_event
         self.events: deque[MemoryEvent] = deque(maxlen=1000)  # the newest, for hosts and tests
         self._scan = scan or (lambda text: self.plugins.scan_threat(text, "context"))
-        self._stuck: dict[str, Call] = {}
-        self._stuck_lock = threading.Lock()
+        stuck = stuck if stuck is not None else StuckCalls()
+        self._stuck: dict[str, Call] = stuck.calls
+        self._stuck_lock = stuck.lock
+        self._include = include
         self.sync_timeout = sync_timeout
         self.lifecycle_timeout = lifecycle_timeout
         self._owners: dict[str, str] | None = None  # tool name -> plugin, from tools()
@@ -102,6 +109,10 @@ class MemoryManager:
             except Exception:  # a host's listener must not break memory
                 log.debug("memory event listener failed", exc_info=True)
 
+    def _implementations(self, hook: str) -> list[str]:
+        names = self.plugins.implementations(hook)
+        return names if self._include is None else [n for n in names if self._include(n)]
+
     def _external(self, plugin: str) -> bool:
         record = self.plugins.records.get(plugin)
         return bool(record and record.external_provider)
@@ -124,7 +135,7 @@ class MemoryManager:
     def _each(self, hook: str, timeout: float, **kwargs: Any) -> list[Any]:
         """Every plugin's answer to ``hook`` (failures and timeouts left out)."""
         answers = []
-        for plugin in self.plugins.implementations(hook):
+        for plugin in self._implementations(hook):
             ok, value = self._call(plugin, hook, timeout, **kwargs)
             if ok and value is not None:
                 answers.append(value)
@@ -141,7 +152,7 @@ class MemoryManager:
         """
         query = redact(query if isinstance(query, str) else "")
         recalls: list[Recall] = []
-        for plugin in self.plugins.implementations("memory_prefetch"):
+        for plugin in self._implementations("memory_prefetch"):
             text = self._recall_from(plugin, query, session)
             if not text:
                 continue
@@ -209,7 +220,7 @@ class MemoryManager:
                 return
             turn, session = item
             try:
-                for plugin in self.plugins.implementations("memory_sync"):
+                for plugin in self._implementations("memory_sync"):
                     ok, value = self._call(
                         plugin, "memory_sync", self.sync_timeout, turn=turn, session=session
                     )
@@ -243,7 +254,7 @@ class MemoryManager:
         like a tool already offered) is dropped with a ``tool_dropped`` event: core names win."""
         schemas: list[dict[str, Any]] = []
         owners: dict[str, str] = {}
-        for plugin in self.plugins.implementations("memory_tools"):
+        for plugin in self._implementations("memory_tools"):
             ok, value = self._call(plugin, "memory_tools", self.lifecycle_timeout, session=session)
             if not ok or not isinstance(value, list):
                 continue
@@ -352,9 +363,11 @@ class MemoryManager:
             session=session,
         )
 
-    def shutdown(self, timeout: float = 5.0) -> ShutdownReport:
-        """Drain the sync queue for up to ``timeout`` seconds, report what was abandoned, then
-        shut the providers down (in reverse order)."""
+    def close(self, timeout: float = 5.0) -> ShutdownReport:
+        """Drain the sync queue for up to ``timeout`` seconds, report what was abandoned and
+        stop the worker; the providers keep running (a session ends, the host goes on)."""
+        if self._closed and not self._worker.is_alive():
+            return ShutdownReport(synced=self._synced, abandoned=[], stuck=self._still_stuck())
         self._closed = True
         self.flush(timeout)
         abandoned: list[str] = []
@@ -369,8 +382,17 @@ class MemoryManager:
             self._emit("sync_abandoned", turns=abandoned)
             log.warning("memory shutdown abandoned %d unsynced turns", len(abandoned))
         self._queue.put(None)
-        for plugin in reversed(self.plugins.implementations("memory_shutdown")):
+        return ShutdownReport(synced=self._synced, abandoned=abandoned, stuck=self._still_stuck())
+
+    def shutdown(self, timeout: float = 5.0) -> ShutdownReport:
+        """:meth:`close`, then shut the providers down (in reverse order): the host is done."""
+        report = self.close(timeout)
+        for plugin in reversed(self._implementations("memory_shutdown")):
             self._call(plugin, "memory_shutdown", timeout)  # a hung one is left behind
+        return ShutdownReport(
+            synced=report.synced, abandoned=report.abandoned, stuck=self._still_stuck()
+        )
+
+    def _still_stuck(self) -> list[str]:
         with self._stuck_lock:
-            stuck = [name for name, call in self._stuck.items() if not call.done.is_set()]
-        return ShutdownReport(synced=self._synced, abandoned=abandoned, stuck=stuck)
+            return [name for name, call in self._stuck.items() if not call.done.is_set()]

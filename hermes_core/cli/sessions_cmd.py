@@ -1,0 +1,276 @@
+"""``hermes-context sessions ...``: list, show, search and export stored sessions.
+
+Every command acts as one user (``--user ID``; default: the anonymous principal of a
+single-user home). A session of another user is "no such session" (exit 1), exactly like a
+session that does not exist: the command line never shows, nor confirms, what it would not
+let that user search.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError, open_host, table
+from hermes_core.sessions.store import SearchHit, SessionRecord, SessionStore, StoredMessage
+from hermes_core.transcript.messages import message_text
+
+FORMATS = ("json", "jsonl", "md")
+
+
+def register(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
+    parser = sub.add_parser(
+        "sessions",
+        parents=[common],
+        help="list, show, search or export stored sessions",
+        description="Sessions in the session store (state.db), one user at a time.",
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    who = argparse.ArgumentParser(add_help=False)
+    who.add_argument("--user", metavar="ID", help="act as this user (default: anonymous)")
+
+    listing = actions.add_parser("list", parents=[common, who], help="newest sessions first")
+    listing.add_argument("--limit", type=_positive, default=50, metavar="N", help="default 50")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.set_defaults(handler=run_list)
+
+    show = actions.add_parser("show", parents=[common, who], help="print a session's messages")
+    show.add_argument("session_id", metavar="ID")
+    show.add_argument("--all", action="store_true", help="archived (compacted) rows too")
+    show.add_argument("--json", action="store_true", help="print JSON")
+    show.set_defaults(handler=run_show)
+
+    search = actions.add_parser("search", parents=[common, who], help="full-text search")
+    search.add_argument("query", metavar="QUERY", help="words to look for (any text is safe)")
+    search.add_argument("--limit", type=_positive, default=10, metavar="N", help="default 10")
+    search.add_argument("--json", action="store_true", help="print JSON")
+    search.set_defaults(handler=run_search)
+
+    export = actions.add_parser("export", parents=[common, who], help="write a transcript")
+    export.add_argument("session_id", metavar="ID")
+    export.add_argument("--format", choices=FORMATS, default="json", help="default: json")
+    export.add_argument("--out", metavar="FILE", help="write here (default stdout)")
+    export.set_defaults(handler=run_export)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+@contextlib.contextmanager
+def _store(args: argparse.Namespace) -> Iterator[SessionStore]:
+    host = open_host(args)
+    try:
+        store = host.session_store
+        if store is None:
+            raise CommandError(
+                "the session store is off (sessions.enabled: false in the config)", EXIT_USAGE
+            )
+        yield store
+    finally:
+        host.close()
+
+
+def _session(store: SessionStore, args: argparse.Namespace) -> SessionRecord:
+    record = store.get_session(args.session_id, user_id=args.user)
+    if record is None:
+        raise CommandError(f"no such session: {args.session_id}{_as_user(args.user)}", EXIT_INPUT)
+    return record
+
+
+def _as_user(user_id: str | None) -> str:
+    return " (anonymous user; pass --user ID for another)" if user_id is None else ""
+
+
+def _when(stamp: float | None) -> str:
+    return "-" if stamp is None else time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
+
+
+def record_json(record: SessionRecord) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "user_id": record.user_id,
+        "parent_session_id": record.parent_session_id,
+        "title": record.title,
+        "model": record.model,
+        "started_at": record.started_at,
+        "ended_at": record.ended_at,
+        "end_reason": record.end_reason,
+        "counters": dict(record.counters),
+    }
+
+
+def run_list(args: argparse.Namespace) -> int:
+    with _store(args) as store:
+        records = store.list_sessions(user_id=args.user, limit=args.limit)
+    if args.json:
+        print(json.dumps([record_json(r) for r in records], indent=2, ensure_ascii=False))
+        return EXIT_OK
+    if not records:
+        print(f"no sessions{_as_user(args.user)}", file=sys.stderr)
+        return EXIT_OK
+    rows = [
+        (
+            r.id,
+            _when(r.started_at),
+            r.end_reason or ("-" if r.ended_at is None else "ended"),
+            r.model or "-",
+            r.parent_session_id or "-",
+            _one_line(r.title or "", 40) or "-",
+        )
+        for r in records
+    ]
+    print(table(("id", "started", "ended", "model", "parent", "title"), rows))
+    return EXIT_OK
+
+
+def run_show(args: argparse.Namespace) -> int:
+    with _store(args) as store:
+        record = _session(store, args)
+        rows = store.messages(record.id, include_archived=args.all)
+    if args.json:
+        document = {"session": record_json(record), "messages": [_row_json(m) for m in rows]}
+        print(json.dumps(document, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    print(_header(record, rows, archived_shown=args.all))
+    for row in rows:
+        mark = "" if row.active else " [archived]"
+        print(f"\n#{row.seq} {row.message.get('role', '?')}{mark}")
+        print(_body(row.message))
+    return EXIT_OK
+
+
+def _header(record: SessionRecord, rows: Sequence[StoredMessage], *, archived_shown: bool) -> str:
+    active = sum(1 for r in rows if r.active)
+    lines = [
+        f"session {record.id}" + (f": {record.title}" if record.title else ""),
+        f"  started {_when(record.started_at)}, ended {_when(record.ended_at)}"
+        + (f" ({record.end_reason})" if record.end_reason else ""),
+        f"  model {record.model or '-'}; parent {record.parent_session_id or '-'}",
+        f"  {active:,} active messages"
+        + (f", {len(rows) - active:,} archived" if archived_shown else " (--all adds archived)"),
+    ]
+    return "\n".join(lines)
+
+
+def _body(message: Mapping[str, Any]) -> str:
+    parts = []
+    text = message_text(message)
+    if text:
+        parts.append(text)
+    elif message.get("content") is not None and not isinstance(message.get("content"), str):
+        parts.append(json.dumps(message.get("content"), ensure_ascii=False))
+    calls = message.get("tool_calls")
+    for call in calls if isinstance(calls, list) else ():
+        function = call.get("function") if isinstance(call, Mapping) else None
+        if isinstance(function, Mapping):
+            parts.append(f"-> {function.get('name')}({_one_line(str(function.get('arguments')))})")
+    return "\n".join(parts) if parts else "(no content)"
+
+
+def _row_json(row: StoredMessage) -> dict[str, Any]:
+    return {
+        "seq": row.seq,
+        "active": row.active,
+        "compacted": row.compacted,
+        "timestamp": row.timestamp,
+        "token_count": row.token_count,
+        "api_content": row.api_content,
+        "message": dict(row.message),
+    }
+
+
+def _one_line(text: str, width: int = 200) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def run_search(args: argparse.Namespace) -> int:
+    with _store(args) as store:
+        hits = store.search(args.query, user_id=args.user, limit=args.limit)
+    if args.json:
+        print(json.dumps([_hit_json(h) for h in hits], indent=2, ensure_ascii=False))
+        return EXIT_OK
+    if not hits:
+        print(f"no matching sessions{_as_user(args.user)}", file=sys.stderr)
+        return EXIT_OK
+    for n, hit in enumerate(hits):
+        if n:
+            print()
+        title = f": {_one_line(hit.title, 60)}" if hit.title else ""
+        print(
+            f"{hit.session_id}{title}  ({_when(hit.started_at)}, "
+            f"{hit.matches:,} matching message{'s' if hit.matches != 1 else ''})"
+        )
+        for line in hit.context:
+            pointer = ">" if line.seq == hit.seq else " "
+            print(f"  {pointer} #{line.seq} {line.role}: {_one_line(line.text)}")
+    return EXIT_OK
+
+
+def _hit_json(hit: SearchHit) -> dict[str, Any]:
+    return {
+        "session_id": hit.session_id,
+        "title": hit.title,
+        "started_at": hit.started_at,
+        "score": hit.score,
+        "matches": hit.matches,
+        "seq": hit.seq,
+        "role": hit.role,
+        "snippet": hit.snippet,
+        "context": [{"seq": c.seq, "role": c.role, "text": c.text} for c in hit.context],
+    }
+
+
+def run_export(args: argparse.Namespace) -> int:
+    with _store(args) as store:
+        record = _session(store, args)
+        messages = [dict(m.message) for m in store.messages(record.id)]
+    text = render_export(record, messages, args.format)
+    if args.out:
+        try:
+            Path(args.out).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise CommandError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+        print(f"wrote {len(messages):,} messages to {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def render_export(record: SessionRecord, messages: list[dict[str, Any]], form: str) -> str:
+    """The active transcript as ``json`` (``{"session", "messages"}``: the ``compress`` and
+    ``tokens`` commands read it), ``jsonl`` (a message a line) or ``md`` (for people)."""
+    if form == "json":
+        document = {"session": record_json(record), "messages": messages}
+        return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    if form == "jsonl":
+        return "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages)
+    lines = [f"# Session {record.id}", ""]
+    if record.title:
+        lines += [f"**{record.title}**", ""]
+    lines += [
+        f"- started: {_when(record.started_at)}",
+        f"- ended: {_when(record.ended_at)}"
+        + (f" ({record.end_reason})" if record.end_reason else ""),
+        f"- model: {record.model or '-'}",
+    ]
+    if record.parent_session_id:
+        lines.append(f"- continues: {record.parent_session_id}")
+    for message in messages:
+        lines += ["", f"## {message.get('role', '?')}", "", _body(message)]
+    return "\n".join(lines) + "\n"

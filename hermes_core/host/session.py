@@ -1,0 +1,407 @@
+"""``Session``: one conversation's lifecycle, the calls a host makes around each request.
+
+Spec 40 §2, in order: ``system_prompt`` once, then per request ``prepare`` (persist what is
+new, inject recall into the API copy of the user's message, compress when due, commit the
+compaction, return the wire list), ``record_usage`` (real prompt tokens anchor the count),
+tools through ``handle_tool_call``, ``end_turn`` (persist the reply, sync providers), and
+``close``. Everything a restart must not forget (the anti-thrash guard, the previous summary,
+the learned token ratio, the frozen prompt blocks, where the host's list stood) lives with
+the session in the store, so a new process resuming the same id carries on.
+
+Every public method holds the session's lock: a host may call from several threads, and
+the async twins run the same code on a worker thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import uuid
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hermes_core.compression.engine import Compressor
+from hermes_core.compression.hooks import host_hooks
+from hermes_core.compression.result import CompressionEvent, CompressionResult
+from hermes_core.errors import HermesError, SessionError
+from hermes_core.host.alignment import Mark, extends, mark_of
+from hermes_core.host.async_twins import AsyncTwins
+from hermes_core.host.events import EventListener, emit
+from hermes_core.host.resume import open_record
+from hermes_core.host.session_memory import SessionMemory, last_turn
+from hermes_core.host.session_state import (
+    SessionState,
+    check_id,
+    check_items,
+    check_messages,
+    compaction_counters,
+)
+from hermes_core.host.view import ActiveView, api_content_of, sent_form
+from hermes_core.memory.calls import MemoryEvent
+from hermes_core.sessions.store import SessionRecord, SessionStore
+from hermes_core.transcript.messages import is_real_user_message, message_text
+from hermes_core.types import SessionInfo
+
+if TYPE_CHECKING:
+    from hermes_core.host.hermes import Hermes
+
+__all__ = ["Session"]
+
+log = logging.getLogger("hermes_context.session")
+Message = dict[str, Any]
+
+
+class Session(AsyncTwins):
+    """One conversation of one user; made by :meth:`hermes_core.host.Hermes.session`."""
+
+    def __init__(
+        self,
+        host: Hermes,
+        session_id: str,
+        *,
+        user_id: str | None = None,
+        skip_memory: bool = False,
+        workspace: str | os.PathLike[str] | None = None,
+        on_event: EventListener | None = None,
+        toolsets: Collection[str] | None = None,
+    ) -> None:
+        self.host = host
+        self.settings = host.settings
+        self.requested_id = check_id(session_id, "session_id")
+        user = None if user_id is None else check_id(user_id, "user_id")
+        self.skip_memory = bool(skip_memory)
+        self.toolsets = frozenset(toolsets or ())
+        self.workspace = Path(workspace).expanduser().resolve() if workspace else None
+        self._listener = on_event
+        self._lock = threading.RLock()
+        self._closed = False
+        self.store: SessionStore | None = host.session_store
+        record = open_record(
+            self.store, self.requested_id, user_id=user, model=self.settings.model.name or None
+        )
+        model = self.settings.model.name or None
+        self.info = SessionInfo(
+            session_id=record.id,
+            user_id=user,
+            parent_session_id=record.parent_session_id,
+            home=host.home,
+            model=model,
+        )
+        self.memory = SessionMemory(
+            host, skip_memory=self.skip_memory, toolsets=self.toolsets, on_event=self._memory_event
+        )
+        self.compressor = Compressor(
+            self.settings,
+            context_length=self.settings.model.context_length,
+            max_tokens=self.settings.model.max_tokens,
+            model=model,
+            hooks=self._compression_hooks(),
+            on_event=self._compression_event,
+        )
+        self.view = ActiveView()
+        self.state = SessionState.from_record(record.state)
+        self._sent: list[Message] = []  # exactly what the last prepare() returned, as counted
+        self._system_prompt: str | None = None
+        self._base: str | None = None
+        self._hydrate(record)
+        self.memory.start(self.info)
+
+    # --- opening and resuming ----------------------------------------------------------------
+
+    def _hydrate(self, record: SessionRecord) -> None:
+        if self.store is not None:
+            rows = self.store.messages(record.id)
+            self.view.extend([sent_form(r) for r in rows], [r.seq for r in rows])
+        if self.state.compressor:
+            self.compressor.restore_state(self.state.compressor)
+        if self.state.context_length:
+            self.compressor.set_model(
+                self.info.model or "", context_length=self.state.context_length
+            )
+
+    # --- the host's calls ------------------------------------------------------------------
+
+    @property
+    def session_id(self) -> str:
+        """The id the conversation continues under (a child's, after ``in_place: false``)."""
+        return self.info.session_id
+
+    @property
+    def messages(self) -> list[Message]:
+        """The active transcript as it was last sent (copies): a host that keeps no history of
+        its own calls ``prepare(session.messages + new)``."""
+        with self._lock:
+            return [dict(m) for m in self.view.sent]
+
+    def system_prompt(self, base: str) -> str:
+        """``base`` + the frozen memory snapshot + provider blocks: the same bytes for the whole
+        session (and after a restart), until a compaction rewrites the transcript anyway."""
+        with self._lock:
+            self._check_open()
+            if not isinstance(base, str):
+                raise HermesError(f"system_prompt(base) needs a string, got {type(base).__name__}")
+            if self.state.blocks is None:
+                self.state.blocks = self._compose_blocks()
+                self._save_state()
+            self._base = base
+            self._system_prompt = _joined(base, self.state.blocks)
+            return self._system_prompt
+
+    def tools(self) -> list[dict[str, Any]]:
+        """OpenAI tool schemas: memory and provider tools, ``session_search``."""
+        with self._lock:
+            self._check_open()
+            return self.memory.tools(self.info, self.store)
+
+    def handle_tool_call(self, name: str, arguments: Mapping[str, Any] | str) -> str:
+        """Run one of :meth:`tools`; always JSON text, errors included (the model reads it)."""
+        with self._lock:
+            self._check_open()
+            return self.memory.handle(self.info, self.store, name, arguments)
+
+    def prepare(self, messages: Sequence[Mapping[str, Any]]) -> list[Message]:
+        """Before each request: the list to send (wire form; treat it as read-only)."""
+        with self._lock:
+            self._check_open()
+            self._absorb(check_messages(messages), with_recall=True)
+            self._compress_when_due()
+            self._sent = list(self.view.sent)
+            self.compressor.observe(self._sent)
+            self._save_state()
+            return self.view.wire()
+
+    def record_usage(self, usage: Mapping[str, Any]) -> None:
+        """After each response: its ``usage`` (``prompt_tokens`` is what counts)."""
+        with self._lock:
+            self._check_open()
+            if not isinstance(usage, Mapping):
+                raise HermesError(
+                    f"record_usage() needs the response's usage mapping, got {type(usage).__name__}"
+                )
+            self.compressor.update_from_usage(usage, self._sent)
+            prompt = usage.get("prompt_tokens")
+            if isinstance(prompt, int) and not isinstance(prompt, bool) and prompt >= 0:
+                self._count({"requests": 1, "prompt_tokens": prompt})
+            self._save_state()
+
+    def end_turn(self, messages: Sequence[Mapping[str, Any]]) -> None:
+        """The reply was delivered: persist it and hand the turn to the memory providers."""
+        with self._lock:
+            self._check_open()
+            self._absorb(check_messages(messages), with_recall=False)
+            turn = last_turn(self.view.sent, self.state.last_user, self.state.user_turns)
+            self.memory.sync(self.info, turn)
+            self._save_state()
+
+    def on_overflow(self, status: int, message: str) -> None:
+        """The provider refused the prompt as too long: the next ``prepare`` compresses at once
+        (learning the window when ``message`` states it) and strips images if it must."""
+        with self._lock:
+            self._check_open()
+            learned = self.compressor.note_overflow(str(message))
+            if learned:
+                self.state.context_length = learned
+            self.state.overflowed = True
+            emit(
+                self._listener,
+                "overflow",
+                self.session_id,
+                {"status": status, "learned_context_length": learned},
+            )
+            self._save_state()
+
+    def set_model(self, name: str, *, context_length: int | None = None) -> None:
+        """The host switched models: thresholds follow, the session's state stays."""
+        with self._lock:
+            self._check_open()
+            self.compressor.set_model(name, context_length=context_length)
+            self.info = replace(self.info, model=name or None)
+            self.state.context_length = context_length
+            self._save_state()
+
+    def close(self) -> None:
+        """Drain the provider sync (bounded), end the session row; safe to call twice."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                self.memory.end(self.info)
+                self._save_state()
+                if self.store is not None:
+                    self.store.end_session(self.session_id, "closed")
+            finally:
+                self.host.forget_session(self)
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- new messages ----------------------------------------------------------------------------
+
+    def _absorb(self, messages: list[Message], *, with_recall: bool) -> None:
+        """Take in what is new in the host's list (persisted in one transaction)."""
+        start = self._new_start(messages)
+        if start is None:
+            self._replace_history(check_items(messages))
+            return
+        originals = [dict(m) for m in check_items(messages, start)]
+        self.state.host_mark = mark_of(messages)
+        if not originals:
+            return
+        forms = list(originals)
+        last = forms[-1]
+        if with_recall and is_real_user_message(last):
+            forms[-1] = self.memory.api_copy(self.info, last)
+        for message in originals:
+            if is_real_user_message(message):
+                self.state.user_turns += 1
+                self.state.last_user = message_text(message)
+        seqs: list[int | None] = [None] * len(forms)
+        if self.store is not None:
+            api = [api_content_of(o, f) for o, f in zip(originals, forms, strict=True)]
+            seqs = list(self.store.append_messages(self.session_id, originals, api_contents=api))
+            self._count({"messages": len(forms)})
+        self.view.extend(forms, seqs)
+
+    def _new_start(self, messages: list[Message]) -> int | None:
+        """Where the host's new messages begin; ``None`` when it rewrote its history."""
+        if not self.view.sent and self.state.host_mark is None:
+            return 0
+        marks: list[Mark | None] = [self.state.host_mark, mark_of(self.view.sent)]
+        lengths = [m.length for m in marks if m is not None and extends(messages, m)]
+        if lengths:
+            return max(lengths)
+        if not messages:
+            return len(messages)  # nothing handed in: nothing new, nothing to replace
+        return None
+
+    def _replace_history(self, messages: list[Message]) -> None:
+        """The host's list no longer extends what we hold: it is the new truth. Rows still in it
+        keep their seq; the others are archived (never deleted)."""
+        forms = self.view.reuse(messages)
+        self._commit(forms, in_place=True)
+        self.state.host_mark = mark_of(messages)
+        emit(self._listener, "transcript_replaced", self.session_id, {"messages": len(forms)})
+
+    # --- compression -----------------------------------------------------------------------------
+
+    def _compress_when_due(self) -> None:
+        tokens = self.compressor.observe(self.view.sent)
+        go, _why = self.compressor.should_compress(tokens)
+        if not go:
+            return
+        result = self.compressor.compress(self.view.sent)
+        forms = list(result.messages)
+        changed = result.status in ("compressed", "pruned")
+        if self.state.overflowed:
+            forms, changed = self._strip_images_if_over(result, forms, changed)
+            self.state.overflowed = False
+        if not changed:
+            return
+        forms = self._refresh_system_prompt(forms)
+        in_place = self.settings.compression.in_place
+        if self._commit(forms, in_place=in_place):
+            self._count_compaction(result)
+
+    def _strip_images_if_over(
+        self, result: CompressionResult, forms: list[Message], changed: bool
+    ) -> tuple[list[Message], bool]:
+        from hermes_core.compression.images import strip_tool_images
+
+        if result.tokens_after < self.compressor.threshold_tokens and changed:
+            return forms, changed
+        stripped, count = strip_tool_images(forms)
+        if not count:
+            return forms, changed
+        emit(self._listener, "images_stripped", self.session_id, {"images": count})
+        return list(stripped), True
+
+    def _refresh_system_prompt(self, forms: list[Message]) -> list[Message]:
+        """A compaction rewrote the transcript (the prompt cache is gone anyway): the system
+        prompt we made gets a fresh memory snapshot."""
+        first = forms[0] if forms else None
+        if (
+            first is None
+            or self._base is None
+            or first.get("role") != "system"
+            or first.get("content") != self._system_prompt
+        ):
+            return forms
+        self.state.blocks = self._compose_blocks()
+        fresh = _joined(self._base, self.state.blocks)
+        if fresh == self._system_prompt:
+            return forms
+        self._system_prompt = fresh
+        return [{**first, "content": fresh}, *forms[1:]]
+
+    def _commit(self, forms: list[Message], *, in_place: bool) -> bool:
+        """Make ``forms`` the active view, in the store first; False (view unchanged) when the
+        store refused."""
+        if self.store is None:
+            self.view.replace(forms, [None] * len(forms))
+            return True
+        origins = self.view.origins(forms)
+        child = None if in_place else f"{self.requested_id}.{uuid.uuid4().hex[:12]}"
+        try:
+            commit = self.store.commit_compaction(
+                self.session_id, forms, origins, in_place=in_place, child_session_id=child
+            )
+        except SessionError as exc:
+            log.error("compaction not committed, transcript kept as it was: %s", exc)
+            emit(self._listener, "store_error", self.session_id, {"error": str(exc)})
+            return False
+        self.view.replace(forms, list(commit.seqs))
+        if commit.session_id != self.session_id:
+            parent = self.session_id
+            self.info = replace(self.info, session_id=commit.session_id, parent_session_id=parent)
+            self.memory.switch(self.info, parent)
+            emit(self._listener, "session_switched", parent, {"child": commit.session_id})
+        emit(
+            self._listener,
+            "compaction_committed",
+            self.session_id,
+            {"messages": len(forms), "archived": commit.archived, "in_place": in_place},
+        )
+        return True
+
+    def _count_compaction(self, result: CompressionResult) -> None:
+        self._count(compaction_counters(result))
+
+    def _compose_blocks(self) -> str:
+        return self.memory.system_blocks(self.info)
+
+    # --- plumbing --------------------------------------------------------------------------------
+
+    def _compression_hooks(self) -> Any:
+        hooks = host_hooks(self.host.plugins, self.info)
+        return replace(hooks, pre_compress=lambda ms: self.memory.pre_compress(self.info, ms))
+
+    def _compression_event(self, event: CompressionEvent) -> None:
+        emit(self._listener, event.kind, self.session_id, event.data)
+
+    def _memory_event(self, event: MemoryEvent) -> None:
+        emit(self._listener, event.kind, self.session_id, event.data)
+
+    def _count(self, deltas: Mapping[str, int]) -> None:
+        if self.store is not None:
+            self.store.add_counters(self.session_id, deltas)
+
+    def _save_state(self) -> None:
+        if self.store is None:
+            return
+        self.state.compressor = self.compressor.export_state()
+        self.store.save_state(self.session_id, self.state.to_record())
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise SessionError(f"session {self.session_id} is closed; open it again to go on")
+
+
+def _joined(base: str, blocks: str | None) -> str:
+    return f"{base}\n\n{blocks}" if base and blocks else base or blocks or ""

@@ -1,0 +1,147 @@
+"""A session's side of memory: which plugins take part, its tools, recall and sync.
+
+Why apart from :class:`~hermes_core.host.session.Session`: the gates are policy of their own.
+``skip_memory`` (a bridge host's mode) shuts the external provider out of every hook and
+leaves the built-in file memory closed too unless the host asks for the ``memory`` tool
+(the seed's double gate); ``session_search`` likewise needs asking for. Everything here goes
+through the :class:`~hermes_core.memory.manager.MemoryManager`, which bounds, scans, fences
+and redacts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection, Mapping
+from typing import TYPE_CHECKING, Any
+
+from hermes_core.errors import SessionError
+from hermes_core.memory.calls import MemoryEvent
+from hermes_core.memory.manager import MemoryManager
+from hermes_core.memory.recall import with_recall
+from hermes_core.sessions.search_tool import SESSION_SEARCH_SCHEMA, run_session_search
+from hermes_core.sessions.store import SessionStore
+from hermes_core.transcript.messages import is_real_user_message, message_text
+from hermes_core.types import SessionInfo, Turn
+
+if TYPE_CHECKING:
+    from hermes_core.host.hermes import Hermes
+
+__all__ = ["SessionMemory", "last_turn"]
+
+Message = dict[str, Any]
+
+
+class SessionMemory:
+    """The memory manager of one session, behind the session's gates."""
+
+    def __init__(
+        self,
+        host: Hermes,
+        *,
+        skip_memory: bool,
+        toolsets: Collection[str],
+        on_event: Callable[[MemoryEvent], None],
+    ) -> None:
+        self.host = host
+        self.skip_memory = skip_memory
+        self.toolsets = frozenset(toolsets)
+        self.manager = MemoryManager(
+            host,
+            prefetch_timeout=host.settings.memory.prefetch_timeout,
+            on_event=on_event,
+            include=self.plugin_allowed,
+            stuck=host.stuck_calls,
+        )
+
+    def plugin_allowed(self, name: str) -> bool:
+        """Whether plugin ``name`` takes part in this session's memory hooks."""
+        if not self.skip_memory:
+            return True
+        record = self.host.plugins.records.get(name)
+        return bool(record and record.builtin) and "memory" in self.toolsets
+
+    def search_allowed(self, store: SessionStore | None) -> bool:
+        return store is not None and (not self.skip_memory or "session_search" in self.toolsets)
+
+    # --- prompt, tools -----------------------------------------------------------------------
+
+    def system_blocks(self, info: SessionInfo) -> str:
+        return self.manager.system_blocks(info)
+
+    def tools(self, info: SessionInfo, store: SessionStore | None) -> list[dict[str, Any]]:
+        schemas = self.manager.tools(info)
+        if self.search_allowed(store):
+            schemas.append(SESSION_SEARCH_SCHEMA)
+        return schemas
+
+    def handle(
+        self,
+        info: SessionInfo,
+        store: SessionStore | None,
+        name: str,
+        arguments: Mapping[str, Any] | str,
+    ) -> str:
+        if name != "session_search":
+            return self.manager.handle_tool_call(info, name, arguments)
+        if store is None or not self.search_allowed(store):
+            return _error("session_search is not available in this session")
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments) if arguments.strip() else {}
+            except ValueError:
+                return _error("arguments are not valid JSON")
+        if not isinstance(arguments, Mapping):
+            return _error("arguments must be a JSON object")
+        try:
+            return run_session_search(
+                store,
+                arguments,
+                user_id=info.user_id,
+                current_session_id=info.session_id,
+                scan=lambda text: self.host.plugins.scan_threat(text, "context"),
+            )
+        except SessionError as exc:
+            return _error(f"search failed: {exc}")
+
+    # --- recall and sync ---------------------------------------------------------------------
+
+    def api_copy(self, info: SessionInfo, message: Message) -> Message:
+        """The API copy of the user's new message, recalled memory appended (the stored one
+        keeps the user's own words). No recall at all with ``skip_memory``."""
+        if self.skip_memory:
+            return message
+        block = self.manager.prefetch(message_text(message), info)
+        return with_recall(message, block) if block else message
+
+    def sync(self, info: SessionInfo, turn: Turn | None) -> None:
+        if turn is not None:
+            self.manager.sync(turn, info)
+
+    def start(self, info: SessionInfo) -> None:
+        self.manager.session_start(info)
+
+    def switch(self, info: SessionInfo, parent_session_id: str) -> None:
+        self.manager.session_switch(info, parent_session_id)
+
+    def pre_compress(self, info: SessionInfo, messages: Any) -> list[str]:
+        return self.manager.pre_compress(messages, info)
+
+    def end(self, info: SessionInfo) -> None:
+        """End the session for the providers and drain its sync queue (bounded)."""
+        self.manager.session_end(info, "closed")
+        self.manager.close(timeout=5.0)
+
+
+def last_turn(sent: list[Message], user_text: str | None, turn_index: int) -> Turn | None:
+    """The newest exchange: the user's own words and the reply that followed."""
+    user_at = next((i for i in range(len(sent) - 1, -1, -1) if is_real_user_message(sent[i])), None)
+    if user_at is None or user_text is None:
+        return None
+    after = sent[user_at + 1 :]
+    replies = [message_text(m) for m in after if m.get("role") == "assistant"]
+    reply = next((r for r in reversed(replies) if r.strip()), "")
+    return Turn(user=user_text, assistant=reply, messages=tuple(after), turn_index=turn_index)
+
+
+def _error(message: str) -> str:
+    return json.dumps({"success": False, "error": message})

@@ -1,0 +1,131 @@
+"""``sessions`` and ``messages`` rows as the records of :mod:`hermes_core.sessions.store`,
+and the small lookups the store's transactions share."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from hermes_core.errors import SessionError
+from hermes_core.sessions.sqlite.rows import decode_message
+from hermes_core.sessions.store import SessionRecord, StoredMessage
+
+__all__ = [
+    "MESSAGE_COLUMNS",
+    "SESSION_COLUMNS",
+    "dump_json",
+    "lineage",
+    "owned",
+    "record",
+    "require_session",
+    "session",
+    "session_user",
+    "stored_message",
+]
+
+SESSION_COLUMNS = (
+    "id, user_id, parent_session_id, title, model, started_at, ended_at, end_reason, "
+    "counters, state"
+)
+MESSAGE_COLUMNS = (
+    "session_id, seq, role, content, tool_calls, tool_call_id, name, extra, active, "
+    "compacted, api_content, timestamp, token_count"
+)
+
+
+def dump_json(value: Any, what: str) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise SessionError(f"{what} holds a value JSON cannot store ({exc})") from None
+
+
+def session(conn: sqlite3.Connection, session_id: str) -> SessionRecord | None:
+    row = conn.execute(
+        f"SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,)
+    ).fetchone()
+    return record(row) if row is not None else None
+
+
+def require_session(conn: sqlite3.Connection, session_id: str) -> None:
+    if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
+        raise SessionError(f"no such session: {session_id!r}")
+
+
+def session_user(conn: sqlite3.Connection, session_id: str) -> str | None:
+    """The user of ``session_id``; :class:`SessionError` when there is no such session."""
+    row = conn.execute("SELECT user_id FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    if row is None:
+        raise SessionError(f"no such session: {session_id!r}")
+    user_id: str | None = row[0]
+    return user_id
+
+
+def owned(found: SessionRecord, user_id: str | None) -> SessionRecord:
+    """``found`` when it belongs to ``user_id``; else the refusal of ``open_session``."""
+    if found.user_id != user_id:
+        raise SessionError(
+            f"session id {found.id!r} is already used by another user; it is never resumed "
+            "under a different one (start a new session id)"
+        )
+    return found
+
+
+def record(row: Sequence[Any]) -> SessionRecord:
+    sid, user, parent, title, model, started, ended, reason, counters, state = row
+    return SessionRecord(
+        id=sid,
+        user_id=user,
+        parent_session_id=parent,
+        title=title,
+        model=model,
+        started_at=float(started),
+        ended_at=None if ended is None else float(ended),
+        end_reason=reason,
+        counters=json.loads(counters or "{}"),
+        state=json.loads(state or "{}"),
+    )
+
+
+def stored_message(row: Sequence[Any]) -> StoredMessage:
+    session_id, seq, *columns, extra, active, compacted, api, timestamp, tokens = row
+    return StoredMessage(
+        session_id=session_id,
+        seq=seq,
+        message=decode_message(columns, extra),
+        active=bool(active),
+        compacted=bool(compacted),
+        api_content=api,
+        timestamp=float(timestamp),
+        token_count=tokens,
+    )
+
+
+_LINEAGE = """
+WITH RECURSIVE
+    up(id, parent, depth) AS (
+        SELECT id, parent_session_id, 0 FROM sessions WHERE id = :id
+        UNION ALL
+        SELECT s.id, s.parent_session_id, up.depth + 1 FROM sessions AS s
+        JOIN up ON s.id = up.parent WHERE up.depth < 10000),
+    down(id, depth, started) AS (
+        SELECT id, 0, started_at FROM sessions WHERE id = :id
+        UNION ALL
+        SELECT s.id, down.depth + 1, s.started_at FROM sessions AS s
+        JOIN down ON s.parent_session_id = down.id WHERE down.depth < 10000)
+SELECT id FROM (
+    SELECT id, -depth AS rank, 0 AS started FROM up WHERE depth > 0
+    UNION ALL SELECT id, depth, started FROM down)
+ORDER BY rank, started
+"""
+
+
+def lineage(conn: sqlite3.Connection, session_id: str) -> list[str]:
+    """Ancestors (oldest first), the session, then descendants (generation by generation)."""
+    ids: list[str] = []
+    for (found,) in conn.execute(_LINEAGE, {"id": session_id}):
+        if found not in ids:
+            ids.append(found)
+    return ids or [session_id]

@@ -1,0 +1,219 @@
+"""The session store seam: what every backend keeps and answers (spec 40 §1).
+
+Why a protocol: the SQLite store is the single-machine default, but a gateway that runs many
+hosts needs a shared database. The host only ever talks to this interface; a backend is
+chosen through the ``session_store`` hook (first answer wins, the built-in SQLite store last).
+
+Rules every backend keeps:
+
+* Nothing committed is ever lost: a failed or interrupted write leaves the store as it was.
+* A compaction commit is one transaction: the replaced rows become ``active=0,
+  compacted=1`` (still searchable and restorable) and the new rows appear together, or
+  nothing changes (never a doubled transcript).
+* Every read that can cross sessions (``search``, ``list_sessions``) is filtered by the
+  caller's user id; ``None`` is the anonymous principal of a single-user home and never
+  matches a named user, nor a named user ``None``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+__all__ = [
+    "CompactionCommit",
+    "SearchHit",
+    "SessionRecord",
+    "SessionStore",
+    "SnippetLine",
+    "StoredMessage",
+]
+
+
+@dataclass(frozen=True)
+class SessionRecord:
+    """One row of ``sessions``.
+
+    ``counters`` holds running totals (``messages``, ``compactions``, ``prune_only``,
+    ``prompt_tokens``, ``summarizer_calls``, ``summarizer_input_chars``,
+    ``summarizer_input_tokens``, ``summarizer_prompt_tokens``,
+    ``summarizer_completion_tokens``, ...): any name, integer values, added to with
+    :meth:`SessionStore.add_counters`. ``state`` is the host's JSON state for the session
+    (the compressor's anti-thrash guard, previous summary, learned token ratio), replaced
+    whole by :meth:`SessionStore.save_state`.
+    """
+
+    id: str
+    user_id: str | None
+    parent_session_id: str | None = None
+    title: str | None = None
+    model: str | None = None
+    started_at: float = 0.0
+    ended_at: float | None = None
+    end_reason: str | None = None
+    counters: Mapping[str, int] = field(default_factory=dict)
+    state: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    """One row of ``messages``: the message exactly as given, and its bookkeeping.
+
+    ``seq`` numbers a session's rows in insertion order (1, 2, ...; never reused);
+    ``message`` round-trips losslessly (every key, list contents, ``None`` content);
+    ``api_content`` is the exact text sent when it differed from the content (recall or
+    attachments added to the API copy of a user message), else ``None``.
+    """
+
+    session_id: str
+    seq: int
+    message: Mapping[str, Any]
+    active: bool = True
+    compacted: bool = False
+    api_content: str | None = None
+    timestamp: float = 0.0
+    token_count: int | None = None
+
+
+@dataclass(frozen=True)
+class CompactionCommit:
+    """What a compaction commit did: the session that continues, and the seqs of its active
+    rows in the order of the committed ``messages`` (``seqs[i]`` stores ``messages[i]``)."""
+
+    session_id: str
+    seqs: tuple[int, ...]
+    archived: int = 0
+
+
+@dataclass(frozen=True)
+class SnippetLine:
+    """A message around a hit: ``seq``, ``role`` and a short excerpt."""
+
+    seq: int
+    role: str
+    text: str
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One session that matched, best first: its best-matching message and its neighbours.
+
+    ``score`` is higher for better matches (BM25 negated where the backend uses it).
+    ``snippet`` is the match with the matching terms marked ``>>like this<<``; ``context`` the
+    matching message and one neighbour on each side (archived rows included).
+    """
+
+    session_id: str
+    user_id: str | None
+    title: str | None
+    started_at: float
+    score: float
+    seq: int
+    role: str
+    snippet: str
+    context: tuple[SnippetLine, ...] = ()
+    matches: int = 1
+
+
+@runtime_checkable
+class SessionStore(Protocol):
+    """A session store backend; all methods are safe to call from several threads and, for
+    backends that say so, several processes."""
+
+    #: short name shown by ``config check`` and ``plugins`` (``"sqlite"``, ``"postgres"``)
+    backend: str
+
+    def open_session(
+        self,
+        session_id: str,
+        *,
+        user_id: str | None,
+        model: str | None = None,
+        parent_session_id: str | None = None,
+        title: str | None = None,
+    ) -> SessionRecord:
+        """Create the session, or return it when it exists. A session that exists under
+        another user id raises :class:`~hermes_core.errors.SessionError` (never resumed)."""
+        ...
+
+    def get_session(self, session_id: str, *, user_id: str | None) -> SessionRecord | None:
+        """The session when it exists *and belongs to* ``user_id``; else ``None``."""
+        ...
+
+    def list_sessions(self, *, user_id: str | None, limit: int = 50) -> list[SessionRecord]:
+        """``user_id``'s sessions, newest first."""
+        ...
+
+    def append_messages(
+        self,
+        session_id: str,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        api_contents: Sequence[str | None] | None = None,
+        token_counts: Sequence[int | None] | None = None,
+    ) -> list[int]:
+        """Add active rows at the end of the session's active view in one transaction;
+        returns their seqs."""
+        ...
+
+    def set_api_content(self, session_id: str, seq: int, api_content: str | None) -> None:
+        """Record the exact text sent for a stored message (``None``: same as content)."""
+        ...
+
+    def messages(self, session_id: str, *, include_archived: bool = False) -> list[StoredMessage]:
+        """The active view in order; with ``include_archived`` every row in seq order."""
+        ...
+
+    def commit_compaction(
+        self,
+        session_id: str,
+        messages: Sequence[Mapping[str, Any]],
+        origins: Sequence[int | None],
+        *,
+        in_place: bool,
+        child_session_id: str | None = None,
+    ) -> CompactionCommit:
+        """Replace the active view with ``messages`` in one transaction.
+
+        ``origins[i]`` is the seq of the active row that ``messages[i]`` is unchanged from,
+        or ``None`` for a new message (the summary, a pruned result). ``in_place``: active
+        rows not named in ``origins`` become ``active=0, compacted=1``, named rows stay and
+        are reordered, new ones are inserted. Not ``in_place``: the session is ended with
+        ``end_reason="compression"`` and ``child_session_id`` is created (same user,
+        ``parent_session_id`` set) holding ``messages`` as its rows; the parent's rows are
+        left as they were.
+        """
+        ...
+
+    def end_session(self, session_id: str, reason: str) -> None:
+        """Set ``ended_at`` and ``end_reason`` (a second call keeps the first reason)."""
+        ...
+
+    def save_state(self, session_id: str, state: Mapping[str, Any]) -> None:
+        """Replace the session's JSON state."""
+        ...
+
+    def add_counters(self, session_id: str, deltas: Mapping[str, int]) -> None:
+        """Add ``deltas`` to the session's counters (created at 0)."""
+        ...
+
+    def lineage(self, session_id: str) -> list[str]:
+        """The session, its ancestors (``parent_session_id`` chain) and its descendants."""
+        ...
+
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str | None,
+        limit: int = 3,
+        exclude_sessions: Collection[str] = (),
+    ) -> list[SearchHit]:
+        """Full-text search over ``user_id``'s sessions only, best first, at most ``limit``
+        sessions. Any query text is accepted (sanitised; never raises on syntax)."""
+        ...
+
+    def close(self) -> None:
+        """Release connections; safe to call twice."""
+        ...
