@@ -103,7 +103,7 @@ class Session(AsyncTwins):
         )
         self.view = ActiveView()
         self.state = SessionState.from_record(record.state)
-        self._sent: list[Message] = []  # exactly what the last prepare() returned, as counted
+        self._sent_len = 0  # how much of the view the last prepare() returned
         self._system_prompt: str | None = None
         self._base: str | None = None
         self._hydrate(record)
@@ -168,8 +168,8 @@ class Session(AsyncTwins):
             self._check_open()
             self._absorb(check_messages(messages), with_recall=True)
             self._compress_when_due()
-            self._sent = list(self.view.sent)
-            self.compressor.observe(self._sent)
+            self._sent_len = len(self.view.sent)
+            self.compressor.observe(self.view.sent)
             self._save_state()
             return self.view.wire()
 
@@ -181,7 +181,10 @@ class Session(AsyncTwins):
                 raise HermesError(
                     f"record_usage() needs the response's usage mapping, got {type(usage).__name__}"
                 )
-            self.compressor.update_from_usage(usage, self._sent)
+            sent = self.view.sent
+            if len(sent) != self._sent_len:  # end_turn came first: anchor on what was sent
+                sent = sent[: self._sent_len]
+            self.compressor.update_from_usage(usage, sent)
             prompt = usage.get("prompt_tokens")
             if isinstance(prompt, int) and not isinstance(prompt, bool) and prompt >= 0:
                 self._count({"requests": 1, "prompt_tokens": prompt})
@@ -266,7 +269,6 @@ class Session(AsyncTwins):
         if self.store is not None:
             api = [api_content_of(o, f) for o, f in zip(originals, forms, strict=True)]
             seqs = list(self.store.append_messages(self.session_id, originals, api_contents=api))
-            self._count({"messages": len(forms)})
         self.view.extend(forms, seqs)
 
     def _new_start(self, messages: list[Message]) -> int | None:

@@ -246,3 +246,16 @@ def test_tool_rounds_and_their_results_are_stored_in_order(tmp_path: Path) -> No
         assert [r.message["role"] for r in rows] == ["user", "assistant", "tool", "assistant"]
         assert rows[1].message["tool_calls"][0]["function"]["name"] == "read_file"
         assert rows[2].message["tool_call_id"] == "call_1"
+
+
+def test_usage_reported_after_end_turn_still_anchors_on_what_was_sent(tmp_path: Path) -> None:
+    with make_hermes(tmp_path) as host:
+        session = host.session("s1")
+        messages = [{"role": "system", "content": "sys"}, user("hello there")]
+        session.prepare(messages)
+        messages.append(assistant("a reply of some length " * 20))
+        session.end_turn(messages)  # before the usage arrives
+        session.record_usage({"prompt_tokens": 5_000})
+        grown = session.compressor.observe(session.view.sent)
+        reply = hc.count_tokens([messages[-1]])
+        assert 5_000 + reply // 2 < grown < 5_000 + reply * 2  # the reply is on top, not in
