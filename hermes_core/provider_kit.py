@@ -1,4 +1,5 @@
-"""Small pieces every memory provider needs: tool schemas, the API key, URL and name checks.
+"""Small pieces every memory provider needs: tool schemas, the API key, URL checks, and the
+canonical id every user (and session) id is mapped to before it reaches a backend.
 
 Why in the core: the four first-party providers wrote these four times, and a third-party
 author needs the same; one copy keeps their error messages alike (naming the config key and
@@ -7,6 +8,7 @@ what to do) and their schemas in the shape the memory manager routes.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Mapping
@@ -18,6 +20,11 @@ from hermes_core.types import SessionInfo
 
 __all__ = [
     "ENV_NAME",
+    "SESSION_KIND",
+    "USER_KIND",
+    "InvalidPrincipal",
+    "anonymous_principal",
+    "canonical_id",
     "check_base_url",
     "function_tool",
     "principal",
@@ -170,17 +177,99 @@ def check_base_url(value: str, *, where: str, key_hint: str) -> str:
     return value.rstrip("/")
 
 
-def principal(session: SessionInfo, default: str) -> str:
-    """The id a provider stores a session's data under: its user id, or ``default`` for a
-    session without one (a single-user home).
+class InvalidPrincipal(ValueError):
+    """A session's ``user_id`` cannot name a principal (the empty string, or not a string).
 
-    Injective, and never ``default`` for a real user: a user id equal to ``default`` or
-    starting with ``default.`` is escaped as ``default.<id>``, so a user who happens to be
-    called like the default principal (or like an escaped id) never shares its memories.
+    Raised by :func:`principal`; the memory manager turns it into a ``provider_error`` event
+    (and a JSON error for a tool call), so nothing is read or written for such a session."""
+
+
+#: The kind letter of user principals: every user id maps to ``u-...`` or ``u_...``.
+USER_KIND: Final = "u"
+#: The kind letter of session ids a provider sends to its backend (``s-...`` / ``s_...``).
+SESSION_KIND: Final = "s"
+#: Longest id kept readable; longer ones are hashed.
+PLAIN_MAX: Final = 48
+#: Readable characters kept in front of the digest of a hashed id.
+HINT_MAX: Final = 24
+#: Hex digits of SHA-256 in a hashed id (128 bits).
+DIGEST_HEX: Final = 32
+
+_PLAIN: Final = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_KIND: Final = re.compile(r"[a-z][a-z0-9]{0,7}")
+_NOT_HINT: Final = re.compile(r"[^a-z0-9]+")
+_ASCII_LOWER: Final = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_ANONYMOUS_KIND: Final = "a"
+
+
+def canonical_id(raw: str, kind: str = USER_KIND) -> str:
+    """The canonical, backend-safe form of the id ``raw``: what goes to an SDK or a URL.
+
+    - ``<kind>-<raw>`` when ``raw`` is 1 to 48 characters of lower-case ASCII letters and
+      digits, single ``-`` between them (``bob`` -> ``u-bob``, ``chat-42`` -> ``s-chat-42``);
+    - else ``<kind>_<hint>_<digest>``: ``digest`` is the first 32 hex digits of SHA-256 of
+      ``raw``'s UTF-8 bytes, ``hint`` (omitted when empty, with its ``_``) is ``raw`` with
+      ASCII letters lower-cased, every run of other characters turned into one ``-``, cut to
+      24 characters (``Bob`` -> ``u_bob_<digest>``, ``ｂｏｂ`` -> ``u_<digest>``).
+
+    Only ``[a-z0-9_-]``, at most ``len(kind) + 58`` characters, never ``--``. Injective over
+    all strings (up to SHA-256 collisions): the readable form has ``-`` right after the kind,
+    the hashed one ``_``; each determines ``raw`` (or its digest). Nothing is normalised, so
+    case, whitespace, look-alike letters and Unicode normalisation forms stay distinct.
+
+    **Stable**: memories are stored under these ids; changing a rule here would orphan them.
+    """
+    if not isinstance(raw, str) or not raw:
+        raise InvalidPrincipal(f"an id must be a non-empty string, got {_shown(raw)}")
+    if not _KIND.fullmatch(kind):
+        raise ValueError(
+            f"kind must be a lower-case letter then up to 7 letters or digits: {kind!r}"
+        )
+    if len(raw) <= PLAIN_MAX and _PLAIN.fullmatch(raw):
+        return f"{kind}-{raw}"
+    digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:DIGEST_HEX]
+    hint = _NOT_HINT.sub("-", raw.translate(_ASCII_LOWER)).strip("-")[:HINT_MAX].rstrip("-")
+    return f"{kind}_{hint}_{digest}" if hint else f"{kind}_{digest}"
+
+
+def anonymous_principal(default: str) -> str:
+    """The principal of sessions without a user id: ``default`` itself when it is a readable
+    id (1-48 of ``[a-z0-9]`` with single ``-``, not starting with ``u-``), else its hashed
+    form of kind ``a`` (``a_...``). Never equal to a user's principal (``u-...``/``u_...``)."""
+    if not isinstance(default, str) or not default:
+        raise ValueError(f"the default principal must be a non-empty string, got {_shown(default)}")
+    if (
+        len(default) <= PLAIN_MAX
+        and _PLAIN.fullmatch(default)
+        and not default.startswith(USER_KIND + "-")
+    ):
+        return default
+    return canonical_id(default, _ANONYMOUS_KIND)
+
+
+def principal(session: SessionInfo, default: str) -> str:
+    """The id a provider stores a session's data under, in its canonical, backend-safe form.
+
+    - ``session.user_id`` is ``None`` (a single-user home): :func:`anonymous_principal` of
+      ``default`` (``default`` itself when it is a plain id such as ``hermes-user``);
+    - a user id: :func:`canonical_id` (``alice`` -> ``u-alice``, ``Alice`` ->
+      ``u_alice_<32 hex>``), so every distinct user id gets its own principal and none equals
+      the default one, whatever the user is called;
+    - the empty string is refused with :class:`InvalidPrincipal`: it is not the anonymous
+      principal (the session layer refuses it as a user id too; pass ``None``).
     """
     user = session.user_id
-    if not user:
-        return default
-    if user == default or user.startswith(default + "."):
-        return f"{default}.{user}"
-    return user
+    if user is None:
+        return anonymous_principal(default)
+    if not isinstance(user, str) or not user:
+        raise InvalidPrincipal(
+            f"SessionInfo.user_id is {_shown(user)}: a user id must be a non-empty string; "
+            "pass user_id=None for the anonymous principal of a single-user home"
+        )
+    return canonical_id(user, USER_KIND)
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, str):
+        return repr(value if len(value) <= 40 else value[:39] + "…")
+    return f"a {type(value).__name__}"

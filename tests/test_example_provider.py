@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,4 +42,5 @@ def test_the_examples_own_tests_pass_with_the_conformance_suite(tmp_path: Path) 
         timeout=300,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "9 passed" in proc.stdout
+    passed = re.search(r"(\d+) passed", proc.stdout)
+    assert passed and int(passed.group(1)) >= 30 and "failed" not in proc.stdout

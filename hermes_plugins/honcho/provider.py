@@ -16,6 +16,7 @@ import honcho  # type: ignore[import-untyped]  # noqa: F401 - the extra check ha
 import httpx
 from honcho.http.exceptions import HonchoError  # type: ignore[import-untyped]
 
+from hermes_core import provider_kit
 from hermes_core.markers import hookimpl
 from hermes_core.plugins import PluginContext
 from hermes_core.types import SessionInfo, Turn
@@ -111,7 +112,10 @@ class HonchoProvider:
             return None
         if self.settings.recall_mode == "context":
             return json.dumps({"ok": False, "error": "honcho tools are off (recall_mode)"})
-        user_peer = user_peer_id(session, self.settings)
+        try:
+            user_peer = user_peer_id(session, self.settings)
+        except provider_kit.InvalidPrincipal as exc:
+            return json.dumps({"ok": False, "error": str(exc)})
         try:
             return self.tools.run(user_peer, name, arguments)
         except _BACKEND_ERRORS as exc:

@@ -75,6 +75,14 @@ _KNOWN = (
 )
 
 
+#: how every user peer begins (see provider_kit.principal)
+_USER_PEERS = (provider_kit.USER_KIND + "-", provider_kit.USER_KIND + "_")
+
+
+def _anonymous_peer(peer_name: str) -> str:
+    return provider_kit.anonymous_principal(peer_name).lower()
+
+
 def _fail(key: str, problem: str) -> ConfigError:
     return ConfigError(f"{_PREFIX}.{key}: {problem}")
 
@@ -178,6 +186,14 @@ def parse_settings(
     )
     if settings.peer_name == settings.ai_peer:
         raise _fail("peer_name", "must differ from ai_peer (the assistant's peer)")
+    ai_peer = settings.ai_peer.lower()
+    if ai_peer.startswith(_USER_PEERS) or ai_peer == _anonymous_peer(settings.peer_name):
+        # a user must never read or write as the assistant
+        raise _fail(
+            "ai_peer",
+            f"{settings.ai_peer!r} is a name a user's peer can take (users are u-<id> or "
+            "u_<id>_<hash>); choose another, e.g. hermes",
+        )
     api_key = provider_kit.section_api_key(
         config,
         section=_PREFIX,

@@ -7,6 +7,7 @@ error that says what to send instead; nothing here raises for bad input.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -17,6 +18,7 @@ from hermes_plugins.honcho.formatting import query_terms
 PREFIX = "honcho_"
 MAX_CARD_ITEMS = 40
 MAX_CONTENT_CHARS = 4_000
+_HONCHO_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 
 
 def _schema(
@@ -164,10 +166,13 @@ class ToolRunner:
 
 
 def _check_id(record_id: str) -> None:
+    """A record id from honcho_search: ``c:<id>`` or ``m:<session>:<id>``, each part in
+    Honcho's id alphabet, since the SDK puts them into URL paths unescaped."""
     kind, _, rest = record_id.partition(":")
     parts = rest.split(":")
-    valid_conclusion = kind == "c" and len(parts) == 1 and bool(parts[0])
-    valid_message = kind == "m" and len(parts) == 2 and all(parts)
+    safe = all(_HONCHO_ID.fullmatch(part) for part in parts)
+    valid_conclusion = kind == "c" and len(parts) == 1 and safe
+    valid_message = kind == "m" and len(parts) == 2 and safe
     if not (valid_conclusion or valid_message):
         raise BadArguments(f"'{record_id}' is not a record id; use an id from honcho_search")
 

@@ -1,6 +1,7 @@
 """``Mem0Provider``: the hermes-context external memory provider backed by Mem0.
 
-Every call is bound to the session's principal (``session.user_id``, or the configured
+Every call is bound to the session's principal (``provider_kit.principal``: the canonical
+form of ``session.user_id``, ``u-alice``, which Mem0 never trims or refuses; the configured
 ``user_id`` for a single-user home); search results are filtered by user on the server and
 again here; update and delete fetch the record first and refuse another user's. A circuit
 breaker pauses calls after repeated failures so a dead service costs no turn its timeout.
@@ -64,7 +65,8 @@ class Mem0Provider:
     # --- plumbing ----------------------------------------------------------------------
 
     def principal(self, session: SessionInfo) -> str:
-        """The user every call is bound to: the session's, else the configured default."""
+        """The Mem0 ``user_id`` every call is bound to: the session's user id in its canonical
+        form (``u-alice``), else the configured default; the empty user id is refused."""
         return provider_kit.principal(session, self.settings.user_id)
 
     def _call(self, what: str, function: Callable[[], _T]) -> _T:
@@ -138,7 +140,10 @@ class Mem0Provider:
             return None
         if not isinstance(arguments, Mapping):
             return error("arguments must be a JSON object")
-        user = self.principal(session)
+        try:
+            user = self.principal(session)
+        except provider_kit.InvalidPrincipal as exc:
+            return error(str(exc))
         try:
             if name == tools.SEARCH:
                 return self._search(arguments, user)

@@ -2,12 +2,14 @@
 
 Sync never waits for the network: the turn goes into the SQLite queue
 (``$HERMES_HOME/retaindb_queue.db``) and the writer thread delivers it. Recall is a short
-synchronous search bound to the session's user. Everything is bound to ``session.user_id``,
-or to ``plugin_config.retaindb.user_id`` when the session has none.
+synchronous search bound to the session's user. Everything is bound to ``session.user_id``
+(sent in its canonical form, ``provider_kit.principal``), or to ``plugin_config.retaindb.user_id``
+when the session has none; session ids are sent canonical too (``s-...``).
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -25,6 +27,11 @@ from hermes_plugins.retaindb.settings import RetainDBSettings, parse_settings, r
 from hermes_plugins.retaindb.tools import TOOL_NAMES, TOOL_SCHEMAS, RetainDBTools
 
 QUEUE_FILE = "retaindb_queue.db"
+
+
+def session_key(session: SessionInfo) -> str:
+    """The ``session_id`` sent to RetainDB: the host's, in its canonical form (``s-chat-42``)."""
+    return provider_kit.canonical_id(session.session_id, provider_kit.SESSION_KIND)
 
 
 class RetainDBProvider:
@@ -65,7 +72,8 @@ class RetainDBProvider:
             self.queue.start()  # replays rows an earlier process left pending
 
     def principal(self, session: SessionInfo) -> str:
-        """The user every call for ``session`` is bound to."""
+        """The ``user_id`` every call for ``session`` is bound to, in its canonical form
+        (``u-alice``; the configured ``user_id`` without one); the empty user id is refused."""
         return provider_kit.principal(session, self.settings.user_id)
 
     # --- hooks -------------------------------------------------------------------------------
@@ -100,7 +108,7 @@ class RetainDBProvider:
             "content": f"User: {turn.user}\nAssistant: {turn.assistant}",
             "metadata": {"kind": "turn", "turn_index": turn.turn_index},
         }
-        self.queue.enqueue(self.principal(session), session.session_id, payload)
+        self.queue.enqueue(self.principal(session), session_key(session), payload)
 
     @hookimpl
     def memory_tools(self, session: SessionInfo) -> list[dict[str, Any]] | None:
@@ -113,7 +121,11 @@ class RetainDBProvider:
         if name not in TOOL_NAMES:
             return None
         args: Mapping[str, Any] = arguments if isinstance(arguments, Mapping) else {}
-        return self.tools.handle(self.principal(session), session.session_id, name, args)
+        try:
+            user_id = self.principal(session)
+        except provider_kit.InvalidPrincipal as exc:
+            return json.dumps({"ok": False, "error": str(exc)})
+        return self.tools.handle(user_id, session_key(session), name, args)
 
     @hookimpl
     def memory_shutdown(self) -> None:

@@ -8,6 +8,7 @@ missing extra is reported by the host as "needs its extra".
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Mapping
@@ -18,6 +19,7 @@ import supermemory  # noqa: F401 - import-time check for the 'supermemory' extra
 from hermes_core.errors import ProviderError
 from hermes_core.markers import hookimpl
 from hermes_core.plugins import PluginContext
+from hermes_core.provider_kit import InvalidPrincipal
 from hermes_core.types import SessionInfo, Turn
 from hermes_plugins.supermemory.backend import BackendError, MetadataValue, SupermemoryBackend
 from hermes_plugins.supermemory.formatting import recall_text, turn_content
@@ -64,7 +66,8 @@ class SupermemoryProvider:
         self._failures = _FailureLog(self.log)
 
     def tag_for(self, session: SessionInfo) -> str:
-        """The container tag every call for this session is bound to."""
+        """The container tag every call for this session is bound to (``hermes_u-alice``);
+        the empty user id is refused (:class:`InvalidPrincipal`)."""
         user = principal(session, self.settings.default_user)
         return container_tag(self.settings.container_tag, user)
 
@@ -76,10 +79,9 @@ class SupermemoryProvider:
         text = (query or "").strip()
         if len(text) < MIN_QUERY_CHARS:
             return None
+        tag = self.tag_for(session)  # the empty user id raises here: not a backend failure
         try:
-            hits = self.backend.search(
-                self.tag_for(session), text, self.settings.max_recall_results, retries=0
-            )
+            hits = self.backend.search(tag, text, self.settings.max_recall_results, retries=0)
         except BackendError as exc:
             self._failures.failed("recall", exc)
             return None
@@ -100,8 +102,9 @@ class SupermemoryProvider:
             "turn_index": turn.turn_index,
             "source": "turn",
         }
+        tag = self.tag_for(session)
         try:
-            self.backend.add(self.tag_for(session), content, metadata)
+            self.backend.add(tag, content, metadata)
         except BackendError as exc:
             self._failures.failed("sync", exc)
             raise ProviderError(f"supermemory: the turn was not stored: {exc}") from None
@@ -117,9 +120,13 @@ class SupermemoryProvider:
     ) -> str | None:
         if name not in TOOL_NAMES:
             return None
+        try:
+            tag = self.tag_for(session)
+        except InvalidPrincipal as exc:
+            return json.dumps({"error": str(exc)})
         call = ToolCall(
             backend=self.backend,
-            tag=self.tag_for(session),
+            tag=tag,
             session_id=session.session_id,
             default_limit=self.settings.max_recall_results,
             on_failure=lambda exc: self._failures.failed(name, exc),

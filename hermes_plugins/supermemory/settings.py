@@ -105,7 +105,7 @@ def parse_settings(
             raise ConfigError(f"{_key(str(name))}: unknown key (known keys: {known})")
         values[name] = _typed(name, value)
     settings = SupermemorySettings(**values)
-    if not _TAG_PREFIX.match(settings.container_tag):
+    if not _TAG_PREFIX.fullmatch(settings.container_tag):
         raise ConfigError(
             f"{_key('container_tag')} must be 1-40 letters, digits, '_' or '-' starting with a "
             f"letter or digit (got {settings.container_tag!r}); the user id is appended to it"

@@ -1,7 +1,10 @@
-"""The shared provider helpers: tool schemas, API key from the environment, base URLs."""
+"""The shared provider helpers: tool schemas, API key from the environment, base URLs, and
+the canonical principal every user id is mapped to."""
 
 from __future__ import annotations
 
+import hashlib
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +16,10 @@ from hermes_core.config import load_config
 from hermes_core.errors import ConfigError
 from hermes_core.provider_kit import (
     ENV_NAME,
+    SESSION_KIND,
+    InvalidPrincipal,
+    anonymous_principal,
+    canonical_id,
     check_base_url,
     function_tool,
     principal,
@@ -146,8 +153,10 @@ def test_env_names() -> None:
     st.lists(
         st.one_of(
             st.none(),
-            st.text(max_size=12),
+            st.text(min_size=1, max_size=12),
+            st.text(alphabet="abAB -_.\n\u200b\u0301ｂ", min_size=1, max_size=6),
             st.sampled_from(["default", "default.default", "default.", "default.x", "x"]),
+            st.sampled_from(["u-default", "u-x", "u_x", "a-default", canonical_id("X")]),
         ),
         max_size=8,
     )
@@ -155,8 +164,91 @@ def test_env_names() -> None:
 def test_principal_is_injective_and_never_the_default_for_a_real_user(
     users: list[str | None],
 ) -> None:
-    ids = {u or None for u in users}
+    ids = set(users)
     mapped = {u: principal(SessionInfo("s", user_id=u), "default") for u in ids}
     assert len(set(mapped.values())) == len(mapped)  # no two users share an id
     for user, value in mapped.items():
         assert (value == "default") == (user is None)
+        assert SAFE.fullmatch(value) and len(value) <= 59
+
+
+#: what every backend accepts: the only characters a canonical id may hold
+SAFE = re.compile(r"[a-z0-9_-]+")
+
+#: The mapping is stable: memories are stored under these ids, so any change here orphans
+#: them. These values must never change (digest: SHA-256 of the UTF-8 bytes, 32 hex).
+GOLDEN = [
+    ("bob", "u-bob"),
+    ("chat-42", "u-chat-42"),
+    ("a" * 48, "u-" + "a" * 48),
+    ("u-bob", "u-u-bob"),
+    ("Bob", "u_bob_cd9fb1e148ccd8442e5aa74904cc73bf"),
+    ("bob ", "u_bob_30b93ee56af065a1e761e36439862eb2"),
+    (" bob", "u_bob_f90e570d710dec6fa02a2f3129e489e4"),
+    ("bob\n", "u_bob_1a1707bb54e5fb4deddd19f07adcb4f1"),
+    ("\tbob", "u_bob_dc40ff6a5b33d98989c89925e147aa13"),
+    ("\uff42\uff4f\uff42", "u_d4299b0d0535b967d048920a04d5e26d"),
+    ("bob\u200b", "u_bob_08d38dbece5ddc5da55cbca0d6d6037f"),
+    ("b\u043eb", "u_b-b_1a92cbb75f844c613a8cdb1ef0262ef3"),
+    ("alice@example.com", "u_alice-example-com_ff8d9819fc0e12bf0d24892e45987e24"),
+    ("a" * 1_000, "u_aaaaaaaaaaaaaaaaaaaaaaaa_41edece42d63e8d9bf515a9ba6932e1c"),
+]
+
+
+@pytest.mark.parametrize(("user", "expected"), GOLDEN)
+def test_the_mapping_is_stable(user: str, expected: str) -> None:
+    assert principal(SessionInfo("s", user_id=user), "default") == expected
+    assert canonical_id(user) == expected
+    if expected.startswith("u_"):  # operators can recompute the digest with sha256sum
+        digest = hashlib.sha256(user.encode()).hexdigest()[:32]
+        assert expected.endswith("_" + digest) or expected == f"u_{digest}"
+
+
+def test_look_alikes_case_whitespace_and_normal_forms_stay_distinct() -> None:
+    users = ["bob", "Bob", "BOB", "bob ", " bob", "bob\n", "\tbob", "b ob", "ｂｏｂ", "bob\u200b"]
+    users += ["b\u043eb", "bo\u0301b", "b\u00f3b", "zo\u00eb", "zoe\u0308", "\ufb01le", "file"]
+    users += ["a" * 48, "a" * 49, "a" * 1_000, "a" * 999 + "b", "a.b", "a_b", "a-b", "a--b"]
+    users += ["\ud800", "\udc00x"]  # lone surrogates: still mapped, still distinct
+    mapped = [canonical_id(user) for user in users]
+    assert len(set(mapped)) == len(users)
+    assert all(SAFE.fullmatch(m) and len(m) <= 59 and "--" not in m for m in mapped)
+
+
+@given(st.text(min_size=1), st.text(min_size=1))
+def test_canonical_id_is_injective_and_safe(first: str, second: str) -> None:
+    one, two = canonical_id(first), canonical_id(second)
+    assert (one == two) == (first == second)
+    assert SAFE.fullmatch(one) and len(one) <= 59 and "--" not in one
+
+
+def test_kinds_keep_namespaces_apart() -> None:
+    assert canonical_id("chat-42", SESSION_KIND) == "s-chat-42"
+    assert canonical_id("chat 42", SESSION_KIND).startswith("s_chat-42_")
+    assert canonical_id("x", "k") != canonical_id("x", "kk")
+    with pytest.raises(ValueError, match="kind"):
+        canonical_id("x", "U")
+
+
+@pytest.mark.parametrize("bad", ["", 7])
+def test_the_empty_user_id_is_refused_not_anonymous(bad: object) -> None:
+    with pytest.raises(InvalidPrincipal, match="pass user_id=None"):
+        principal(SessionInfo("s", user_id=bad), "default")  # type: ignore[arg-type]
+    for value in (bad, None):
+        with pytest.raises(InvalidPrincipal):
+            canonical_id(value)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("default", "expected"),
+    [
+        ("default", "default"),
+        ("hermes-user", "hermes-user"),
+        ("user", "user"),
+        ("u-root", "a-u-root"),  # would look like a user's principal
+        ("Solo", "a_solo_" + hashlib.sha256(b"Solo").hexdigest()[:32]),
+        ("a--b", "a_a-b_" + hashlib.sha256(b"a--b").hexdigest()[:32]),
+    ],
+)
+def test_the_anonymous_principal(default: str, expected: str) -> None:
+    assert principal(SessionInfo("s"), default) == expected == anonymous_principal(default)
+    assert not expected.startswith(("u-", "u_"))

@@ -1,8 +1,9 @@
 """Keyword recall in SQLite: the smallest complete external memory provider.
 
-Every call is bound to the session's user id; a tool can only touch that user's rows (the
-owner is checked in the same SQL statement). Recall returns plain lines; the core scans and
-fences them.
+Every call is bound to the session's user id, mapped by ``provider_kit.principal`` to its
+canonical form (distinct ids never share rows; ``""`` is refused); a tool can only touch that
+user's rows (the owner is checked in the same SQL statement). Recall returns plain lines; the
+core scans and fences them.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from hermes_core import ConfigError, hookimpl
 from hermes_core.plugins import PluginContext
-from hermes_core.provider_kit import principal
+from hermes_core.provider_kit import InvalidPrincipal, principal
 from hermes_core.types import SessionInfo, Turn
 
 __all__ = ["KeywordMemoryProvider"]
@@ -62,6 +63,9 @@ _TOOLS = [
 ]
 
 
+_NAMES = frozenset(tool["function"]["name"] for tool in _TOOLS)
+
+
 def _words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text)}
 
@@ -84,7 +88,9 @@ class KeywordMemoryProvider:
 
     @staticmethod
     def _user(session: SessionInfo) -> str:
-        # never "default" for a real user called "default" (see provider_kit.principal)
+        # The canonical principal: "u-alice" for "alice", "u_<hint>_<hash>" for any other id
+        # (so "bob", "Bob" and "bob " never share rows), "default" without a user id; the
+        # empty user id raises InvalidPrincipal (it is not the anonymous principal).
         return principal(session, "default")
 
     def _search(self, user: str, query: str) -> list[tuple[int, str]]:
@@ -117,12 +123,15 @@ class KeywordMemoryProvider:
     def memory_handle_tool(
         self, session: SessionInfo, name: str, arguments: Mapping[str, Any]
     ) -> str | None:
-        user = self._user(session)
+        if name not in _NAMES:
+            return None
+        try:
+            user = self._user(session)
+        except InvalidPrincipal as exc:
+            return json.dumps({"error": str(exc)})
         if name == "keyword_memory_search":
             hits = self._search(user, str(arguments.get("query", "")))
             return json.dumps({"results": [{"id": i, "text": t} for i, t in hits]})
-        if name not in ("keyword_memory_forget", "keyword_memory_update"):
-            return None
         memory_id = arguments.get("id")
         if not isinstance(memory_id, int):
             return json.dumps({"error": "id must be an integer from keyword_memory_search"})

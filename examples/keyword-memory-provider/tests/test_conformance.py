@@ -55,6 +55,12 @@ class TestKeywordMemoryConformance(ProviderConformance):
             plugin._search = real
             release.set()
 
+    def tool_search(
+        self, host: Hermes, manager: MemoryManager, session: SessionInfo, text: str
+    ) -> str:
+        arguments = {"query": text}
+        return str(manager.handle_tool_call(session, "keyword_memory_search", arguments))
+
     def _ids(self, manager: MemoryManager, session: SessionInfo, text: str) -> list[int]:
         answer = manager.handle_tool_call(session, "keyword_memory_search", {"query": text})
         return [r["id"] for r in json.loads(answer)["results"] if text in r["text"]]

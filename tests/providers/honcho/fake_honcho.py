@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from loopback import QuietHandler, Recorded, json_or_text, read_raw, send, serve, stop
 
@@ -159,7 +159,10 @@ class FakeHoncho:
         if expected is not None and handler.headers.get("Authorization") != expected:
             return send(handler, 401, {"detail": "invalid api key"})
         try:
+            _check_ids(parts.path, body)
             status, answer = self._route(method, parts.path, query, body)
+        except BadId as exc:
+            status, answer = 422, {"detail": f"invalid id: {exc}"}
         except KeyError as exc:
             status, answer = 404, {"detail": f"not found: {exc}"}
         except Exception as exc:  # a fake bug shows as a 500 the test will see
@@ -314,3 +317,36 @@ class FakeHoncho:
             "representation": "\n".join(lines) or None,
             "peer_card": self.store.cards.get(target),
         }
+
+
+#: Honcho's id rule for workspaces, peers and sessions (the server answers 422 otherwise)
+HONCHO_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
+
+
+class BadId(Exception):
+    """An id the real Honcho would refuse."""
+
+
+def _check_ids(path: str, body: Any) -> None:
+    """Refuse, like Honcho, ids outside its alphabet: in the path and in the bodies that
+    name workspaces, peers and sessions."""
+    ids = [unquote(part) for part in path.strip("/").split("/")[2:]]
+    if isinstance(body, dict):
+        if isinstance(body.get("id"), str):
+            ids.append(body["id"])
+        peers = body.get("peers")
+        if isinstance(peers, dict | list):
+            ids.extend(peer for peer in peers if isinstance(peer, str))
+        for message in body.get("messages") or ():
+            if isinstance(message, dict) and isinstance(message.get("peer_id"), str):
+                ids.append(message["peer_id"])
+        for conclusion in body.get("conclusions") or ():
+            if isinstance(conclusion, dict):
+                ids.extend(
+                    conclusion[key]
+                    for key in ("observer_id", "observed_id")
+                    if isinstance(conclusion.get(key), str)
+                )
+    for value in ids:
+        if not HONCHO_ID.fullmatch(value):
+            raise BadId(repr(value[:60]))

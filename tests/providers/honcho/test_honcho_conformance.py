@@ -71,6 +71,14 @@ class TestHonchoConformance(ProviderConformance):
         for record in rest:
             manager.handle_tool_call(session, "honcho_forget", {"id": record["id"]})
 
+    def tool_search(self, host: Hermes, manager: Any, session: SessionInfo, text: str) -> str:
+        arguments = {"query": text, "limit": 50}
+        return str(manager.handle_tool_call(session, "honcho_search", arguments))
+
+    def tool_remember(self, host: Hermes, manager: Any, session: SessionInfo, fact: str) -> bool:
+        manager.handle_tool_call(session, "honcho_conclude", {"content": fact})
+        return True
+
     def provider_down(self, host: Hermes) -> AbstractContextManager[Any]:
         return self.fake.faulty("500")
 

@@ -9,12 +9,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 pytest.importorskip("honcho")
 
 from fake_honcho import FakeHoncho
 
+from hermes_core.provider_kit import InvalidPrincipal
 from hermes_core.testing import make_host
 from hermes_core.types import SessionInfo, Turn
 
@@ -40,17 +42,17 @@ def test_sync_adds_both_messages_bound_to_the_user(
     provider.memory_sync(turn=Turn(user="I like green tea", assistant="Noted."), session=ALICE)
     posts = [r for r in fake.requests if r.path.endswith("/messages") and r.method == "POST"]
     assert len(posts) == 1
-    assert posts[0].path == "/v3/workspaces/ws/sessions/alice--s1/messages"
+    assert posts[0].path == "/v3/workspaces/ws/sessions/u-alice--s-s1/messages"
     messages = posts[0].body["messages"]
-    assert [m["peer_id"] for m in messages] == ["alice", "hermes"]
+    assert [m["peer_id"] for m in messages] == ["u-alice", "hermes"]
     assert [m["content"] for m in messages] == ["I like green tea", "Noted."]
-    assert all(m["metadata"]["hermes_user"] == "alice" for m in messages)
+    assert all(m["metadata"]["hermes_user"] == "u-alice" for m in messages)
     assert all(m["metadata"]["hermes_session"] == "s1" for m in messages)
     for request in fake.requests:
         assert request.headers["Authorization"] == f"Bearer {honcho_env}"
     session = next(r for r in fake.requests if r.path == "/v3/workspaces/ws/sessions")
-    assert session.body["metadata"] == {"hermes_user": "alice"}
-    assert set(session.body["peers"]) == {"alice", "hermes"}
+    assert session.body["metadata"] == {"hermes_user": "u-alice"}
+    assert set(session.body["peers"]) == {"u-alice", "hermes"}
 
 
 def test_long_messages_are_chunked(make_provider: MakeProvider, fake: FakeHoncho) -> None:
@@ -58,7 +60,7 @@ def test_long_messages_are_chunked(make_provider: MakeProvider, fake: FakeHoncho
     text = ("word " * 5_000 + "\n") * 12  # about 300,000 characters
     provider.memory_sync(turn=Turn(user=text, assistant="ok"), session=ALICE)
     sent = [m for r in fake.requests if r.path.endswith("/messages") for m in r.body["messages"]]
-    user_parts = [m for m in sent if m["peer_id"] == "alice"]
+    user_parts = [m for m in sent if m["peer_id"] == "u-alice"]
     assert len(user_parts) > 1
     assert all(len(m["content"]) <= 25_000 for m in user_parts)
     assert "".join(m["content"] for m in user_parts) == text
@@ -73,7 +75,7 @@ def test_empty_sides_are_skipped(make_provider: MakeProvider, fake: FakeHoncho) 
 
 @pytest.mark.parametrize(
     ("strategy", "expected"),
-    [("per-session", "alice--s1"), ("global", "alice--global")],
+    [("per-session", "u-alice--s-s1"), ("global", "u-alice--global")],
 )
 def test_session_strategy(
     make_provider: MakeProvider, fake: FakeHoncho, strategy: str, expected: str
@@ -89,14 +91,14 @@ def test_per_directory_strategy(make_provider: MakeProvider, fake: FakeHoncho) -
         turn=Turn(user="hi there", assistant="hello"), session=ALICE
     )
     [path] = [p for p in fake.paths("POST") if p.endswith("/messages")]
-    assert path.startswith("/v3/workspaces/ws/sessions/alice--dir-")
+    assert path.startswith("/v3/workspaces/ws/sessions/u-alice--dir-")
 
 
 def test_no_user_id_uses_peer_name(make_provider: MakeProvider, fake: FakeHoncho) -> None:
     make_provider(peer_name="owner").memory_sync(
         turn=Turn(user="hi there", assistant="hello"), session=SessionInfo("s9")
     )
-    assert "/v3/workspaces/ws/sessions/owner--s9/messages" in fake.paths("POST")
+    assert "/v3/workspaces/ws/sessions/owner--s-s9/messages" in fake.paths("POST")
 
 
 def test_odd_user_ids_get_distinct_safe_peers(
@@ -118,6 +120,41 @@ def test_odd_user_ids_get_distinct_safe_peers(
     assert all(p.replace("-", "").replace("_", "").isalnum() and p.isascii() for p in peers)
 
 
+def test_the_fake_refuses_ids_honcho_refuses(fake: FakeHoncho, honcho_env: str) -> None:
+    """So the odd-id tests below prove what reaches the wire is Honcho-safe."""
+    headers = {"Authorization": f"Bearer {honcho_env}"}
+    with httpx.Client(base_url=fake.base_url, headers=headers) as client:
+        assert client.post("/v3/workspaces", json={"id": "ws"}).status_code == 200
+        assert client.post("/v3/workspaces/ws/peers", json={"id": "bob\n"}).status_code == 422
+        assert client.post("/v3/workspaces/ws/peers", json={"id": "x" * 101}).status_code == 422
+        assert client.post("/v3/workspaces/ws/peers", json={"id": "u-bob"}).status_code == 200
+
+
+@pytest.mark.parametrize("user", ["bob\n", "bob smith", "Bob", "ｂｏｂ", "x" * 1_000])
+def test_odd_user_and_session_ids_reach_honcho_in_its_alphabet(
+    make_provider: MakeProvider, fake: FakeHoncho, user: str
+) -> None:
+    provider = make_provider()
+    session = SessionInfo("chat 42\n" + "s" * 200, user_id=user)
+    provider.memory_sync(turn=Turn(user="I keep zqodd here", assistant="ok"), session=session)
+    assert "zqodd" in (provider.memory_prefetch(query="where is zqodd?", session=session) or "")
+    assert all(r.path.isascii() and "%" not in r.path for r in fake.requests)
+    bob = SessionInfo("chat 42\n" + "s" * 200, user_id="bob")
+    assert "zqodd" not in (provider.memory_prefetch(query="where is zqodd?", session=bob) or "")
+
+
+def test_the_empty_user_id_is_refused(make_provider: MakeProvider, fake: FakeHoncho) -> None:
+    provider = make_provider()
+    empty = SessionInfo("s1", user_id="")
+    with pytest.raises(InvalidPrincipal):
+        provider.memory_sync(turn=Turn(user="hello there", assistant="hi"), session=empty)
+    with pytest.raises(InvalidPrincipal):
+        provider.memory_prefetch(query="what do I like?", session=empty)
+    refused = tool(provider, empty, "honcho_search", query="like")
+    assert refused["ok"] is False and "pass user_id=None" in refused["error"]
+    assert fake.requests == []
+
+
 def test_separator_in_ids_cannot_merge_two_users_sessions(
     make_provider: MakeProvider, fake: FakeHoncho
 ) -> None:
@@ -133,7 +170,7 @@ def test_session_switch_continues_the_parent(make_provider: MakeProvider, fake: 
     child = SessionInfo("s2", user_id="alice", parent_session_id="s1")
     provider.memory_session_switch(session=child, parent_session_id="s1")
     provider.memory_sync(turn=Turn(user="hi there", assistant="hello"), session=child)
-    assert "/v3/workspaces/ws/sessions/alice--s1/messages" in fake.paths("POST")
+    assert "/v3/workspaces/ws/sessions/u-alice--s-s1/messages" in fake.paths("POST")
 
 
 # --- prefetch -------------------------------------------------------------------------------
@@ -156,9 +193,9 @@ def test_prefetch_recalls_card_conclusions_and_messages(
     assert "[user] my cat is called zqmarmalade" in recalled
     assert "<memory-context>" not in recalled  # the core wraps it
     search = next(r for r in fake.requests if r.path == "/v3/workspaces/ws/search")
-    assert search.body["filters"] == {"metadata": {"hermes_user": "alice"}}
+    assert search.body["filters"] == {"metadata": {"hermes_user": "u-alice"}}
     context = next(r for r in fake.requests if r.path.endswith("/context"))
-    assert context.path == "/v3/workspaces/ws/peers/alice/context"
+    assert context.path == "/v3/workspaces/ws/peers/u-alice/context"
     assert context.query["search_query"] == "what is zqmarmalade doing?"
 
 
@@ -296,7 +333,7 @@ def test_profile_and_context_tools(make_provider: MakeProvider, fake: FakeHoncho
     assert tool(provider, ALICE, "honcho_profile", action="read") == {"ok": True, "card": []}
     tool(provider, ALICE, "honcho_profile", action="update", card=["Prefers tea"])
     put = next(r for r in fake.requests if r.method == "PUT")
-    assert put.path == "/v3/workspaces/ws/peers/alice/card"
+    assert put.path == "/v3/workspaces/ws/peers/u-alice/card"
     assert put.body == {"peer_card": ["Prefers tea"]}
     assert tool(provider, ALICE, "honcho_profile", action="read")["card"] == ["Prefers tea"]
     assert tool(provider, BOB, "honcho_profile", action="read")["card"] == []
@@ -307,7 +344,7 @@ def test_profile_and_context_tools(make_provider: MakeProvider, fake: FakeHoncho
     created = next(r for r in fake.requests if r.path == "/v3/workspaces/ws/conclusions")
     assert created.body == {
         "conclusions": [
-            {"observer_id": "alice", "observed_id": "alice", "content": "Works on compilers"}
+            {"observer_id": "u-alice", "observed_id": "u-alice", "content": "Works on compilers"}
         ]
     }
 
@@ -369,7 +406,7 @@ def test_forget_and_correct_own_records(make_provider: MakeProvider, fake: FakeH
     assert result["ok"] is True
     put = next(r for r in fake.requests if r.method == "PUT" and "/messages/" in r.path)
     assert put.body == {
-        "metadata": {"hermes_session": "s1", "turn": 0, "hermes_forgotten": "alice"}
+        "metadata": {"hermes_session": "s1", "turn": 0, "hermes_forgotten": "u-alice"}
     }
     recalled = provider.memory_prefetch(query="zqparis or zqlyon?", session=ALICE) or ""
     assert "zqlyon" in recalled and "zqparis" not in recalled

@@ -121,8 +121,8 @@ class FakeMem0:
     def _add(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
         filters = body.get("filters") or {}
         user_id = filters.get("user_id") or body.get("user_id")
-        if not user_id:
-            return send(handler, 400, {"detail": "user_id required"})
+        if not valid_entity_id(user_id):
+            return send(handler, 400, {"detail": "user_id required, without whitespace"})
         results = []
         for message in body.get("messages", []):
             memory_id = str(uuid.uuid4())
@@ -139,8 +139,8 @@ class FakeMem0:
 
     def _search(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
         user_id = (body.get("filters") or {}).get("user_id")
-        if not user_id:
-            return send(handler, 400, {"detail": "filters.user_id required"})
+        if not valid_entity_id(user_id):
+            return send(handler, 400, {"detail": "filters.user_id required, without whitespace"})
         hits = []
         for record in list(self.memories.values()):
             if record["user_id"] != user_id and not self.ignore_filters:
@@ -174,3 +174,9 @@ class FakeMem0:
         usage = {"prompt_tokens": 1, "total_tokens": 1}
         answer = {"object": "list", "data": data, "model": body.get("model"), "usage": usage}
         return send(handler, 200, answer)
+
+
+def valid_entity_id(value: object) -> bool:
+    """Mem0's rule for user and agent ids (its local mode trims them and refuses any inner
+    whitespace): the fake refuses what would be trimmed, so an id must reach it canonical."""
+    return isinstance(value, str) and bool(value) and not any(c.isspace() for c in value)

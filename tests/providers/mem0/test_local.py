@@ -11,6 +11,7 @@ pytest.importorskip("mem0")
 from fake_mem0 import FakeMem0
 
 from hermes_core.errors import ConfigError
+from hermes_core.provider_kit import InvalidPrincipal
 from hermes_core.types import SessionInfo, Turn
 
 ALICE = SessionInfo("s-alice", "alice")
@@ -46,6 +47,35 @@ def test_default_principal(fake, local_config, build_provider):
     provider.memory_sync(Turn("the yellow door zqy", ""), SessionInfo("s"))
     record = provider.backend.search("yellow door zqy", "solo", 5)[0]
     assert record["user_id"] == "solo"
+
+
+@pytest.mark.parametrize("variant", ["bob ", " bob", "bob\n", "\tbob", "Bob", "bob smith"])
+def test_ids_mem0_would_trim_or_refuse_stay_apart(fake, local_config, build_provider, variant):
+    """Mem0 trims user ids and refuses inner whitespace; the canonical id has neither."""
+    provider = build_provider(local_config)
+    bob, other = SessionInfo("s", "bob"), SessionInfo("s", variant)
+    provider.memory_sync(Turn("bob keeps zqbob here", ""), bob)
+    provider.memory_sync(Turn("the variant keeps zqvar here", ""), other)
+    stored = json.loads(provider.memory_handle_tool(other, "mem0_add", {"content": "zqtool"}))
+    assert stored["stored"], stored
+    assert "zqvar" not in (provider.memory_prefetch("zqvar zqtool", bob) or "")
+    assert "zqtool" not in (provider.memory_prefetch("zqvar zqtool", bob) or "")
+    assert "zqbob" not in (provider.memory_prefetch("zqbob", other) or "")
+    assert "zqvar" in (provider.memory_prefetch("zqvar", other) or "")
+    owners = {r["user_id"] for r in provider.backend.search("zqbob zqvar zqtool", "u-bob", 50)}
+    assert owners == {"u-bob"}
+
+
+def test_the_empty_user_id_is_refused(fake, local_config, build_provider):
+    provider = build_provider(local_config)
+    empty = SessionInfo("s", "")
+    with pytest.raises(InvalidPrincipal):
+        provider.memory_sync(Turn("the empty one keeps zqempty", ""), empty)
+    with pytest.raises(InvalidPrincipal):
+        provider.memory_prefetch("zqempty", empty)
+    answer = json.loads(provider.memory_handle_tool(empty, "mem0_add", {"content": "zqempty"}))
+    assert "pass user_id=None" in answer["error"]
+    assert provider.memory_prefetch("zqempty", SessionInfo("s")) is None
 
 
 def test_embeddings_down_leaves_prefetch_none(fake, local_config, build_provider):

@@ -44,6 +44,13 @@ class _Mem0Adapters(ProviderConformance):
             answer = json.loads(manager.handle_tool_call(session, "mem0_update", arguments))
             assert answer.get("updated") == record["id"], answer
 
+    def tool_search(self, host: Hermes, manager: Any, session: SessionInfo, text: str) -> str:
+        return str(manager.handle_tool_call(session, "mem0_search", {"query": text, "limit": 50}))
+
+    def tool_remember(self, host: Hermes, manager: Any, session: SessionInfo, fact: str) -> bool:
+        manager.handle_tool_call(session, "mem0_add", {"content": fact})
+        return True
+
     @contextlib.contextmanager
     def _fault(self, fault: int | str) -> Iterator[None]:
         self.fake.set_fault(fault)

@@ -33,11 +33,11 @@ def test_sync_then_prefetch_request_shapes(fake: FakeMem0, platform_config, buil
         {"role": "user", "content": "I keep bees in Lisbon"},
         {"role": "assistant", "content": "Lovely, bees in Lisbon."},
     ]
-    assert add.body["filters"]["user_id"] == "alice" and add.body["user_id"] == "alice"
+    assert add.body["filters"]["user_id"] == "u-alice" and add.body["user_id"] == "u-alice"
     assert add.body["infer"] is False and add.body["metadata"]["session_id"] == "s-alice"
     assert search.body == {
         "query": "where are my bees?",
-        "filters": {"user_id": "alice"},
+        "filters": {"user_id": "u-alice"},
         "top_k": 10,
     }
     assert provider.memory_prefetch("where are my bees?", BOB) is None
@@ -88,7 +88,7 @@ def test_bad_arguments_are_json_errors(platform_config, build_provider, name, ar
 
 def test_bob_cannot_touch_alices_record(fake, platform_config, build_provider):
     provider = build_provider(platform_config)
-    secret_id = fake.seed("alice", "alice's locker code is 4417")
+    secret_id = fake.seed("u-alice", "alice's locker code is 4417")
     for name, arguments in [
         ("mem0_delete", {"memory_id": secret_id}),
         ("mem0_update", {"memory_id": secret_id, "content": "hijacked"}),
@@ -104,8 +104,8 @@ def test_bob_cannot_touch_alices_record(fake, platform_config, build_provider):
 
 def test_leaky_server_results_are_dropped(fake, platform_config, build_provider):
     fake.ignore_filters = True
-    fake.seed("alice", "alice's locker code is 4417")
-    fake.seed("bob", "bob's locker is broken")
+    fake.seed("u-alice", "alice's locker code is 4417")
+    fake.seed("u-bob", "bob's locker is broken")
     provider = build_provider(platform_config)
     assert provider.memory_prefetch("locker", BOB) == "- bob's locker is broken"
     found = json.loads(provider.memory_handle_tool(BOB, "mem0_search", {"query": "locker"}))
@@ -114,7 +114,7 @@ def test_leaky_server_results_are_dropped(fake, platform_config, build_provider)
 
 @pytest.mark.parametrize("fault", [401, 429, 500, "delay", "malformed"])
 def test_faults_leave_prefetch_none_quickly(fake, platform_config, build_provider, fault, caplog):
-    fake.seed("alice", "alice likes kites")
+    fake.seed("u-alice", "alice likes kites")
     provider = build_provider(platform_config)
     assert provider.memory_prefetch("kites", ALICE) == "- alice likes kites"
     fake.set_fault(fault)
@@ -156,7 +156,7 @@ def test_circuit_breaker_pauses_and_recovers(fake, platform_config, build_provid
     now[0] += 119.0
     assert provider.memory_prefetch("kites", ALICE) is None and len(fake.requests) == sent
     now[0] += 2.0
-    fake.seed("alice", "alice likes kites")
+    fake.seed("u-alice", "alice likes kites")
     assert provider.memory_prefetch("kites", ALICE) == "- alice likes kites"
     assert provider.breaker.failures == 0
 

@@ -145,6 +145,12 @@ class FakeRetainDB:
 
     def _route(self, request: Recorded) -> tuple[int, Any]:
         method, path, body, query = request.method, request.path, request.body, request.query
+        sent = body if isinstance(body, dict) else {}
+        for name in ("user_id", "session_id"):
+            value = sent.get(name, query.get(name))
+            if value is not None and not (isinstance(value, str) and SAFE_ID.fullmatch(value)):
+                # stricter than a server needs to be: the provider promises canonical ids
+                return 422, {"error": f"{name} must be 1-128 of [a-z0-9_-]"}
         if method == "POST" and path == "/v1/memories":
             if not all(isinstance(body.get(k), str) for k in ("project", "user_id", "content")):
                 return 422, {"error": "project, user_id and content are required"}
@@ -188,6 +194,10 @@ class FakeRetainDB:
                 "recent": mine[-5:],
             }
         return 404, {"error": f"no route {method} {path}"}
+
+
+#: the ids the provider sends (provider_kit.canonical_id: ``u-alice``, ``s_<hint>_<hash>``)
+SAFE_ID = re.compile(r"[a-z0-9_-]{1,128}")
 
 
 class _Handler(QuietHandler):

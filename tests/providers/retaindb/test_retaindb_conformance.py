@@ -79,6 +79,18 @@ class TestRetainDBConformance(ProviderConformance):
             _tool(manager, session, "retaindb_forget", id=record["id"])
             _tool(manager, session, "retaindb_remember", content=new)
 
+    def tool_search(
+        self, host: Hermes, manager: MemoryManager, session: SessionInfo, text: str
+    ) -> str:
+        arguments = {"query": text, "limit": 50}
+        return str(manager.handle_tool_call(session, "retaindb_search", arguments))
+
+    def tool_remember(
+        self, host: Hermes, manager: MemoryManager, session: SessionInfo, fact: str
+    ) -> bool:
+        manager.handle_tool_call(session, "retaindb_remember", {"content": fact})
+        return True
+
     @contextlib.contextmanager
     def provider_down(self, host: Hermes) -> Iterator[None]:
         self.fake.fail(500)

@@ -15,6 +15,7 @@ pytest.importorskip("httpx")
 from fake_retaindb import FakeRetainDB
 from retaindb_support import API_KEY_ENV, provider_config
 
+from hermes_core.provider_kit import InvalidPrincipal, canonical_id, principal
 from hermes_core.testing import make_host
 from hermes_core.types import SessionInfo, Turn
 from hermes_plugins.retaindb import RetainDBProvider
@@ -42,8 +43,8 @@ def test_sync_is_queued_then_posted_with_auth_user_and_idempotency_key(
     (post,) = fake.requests_to("POST", "/v1/memories")
     assert post.headers["authorization"] == f"Bearer {fake.api_key}"
     assert post.body["project"] == "proj-a"
-    assert post.body["user_id"] == "alice"
-    assert post.body["session_id"] == "s-alice"
+    assert post.body["user_id"] == "u-alice"
+    assert post.body["session_id"] == "s-s-alice"
     assert post.body["content"] == "User: I deploy with kubectl\nAssistant: Noted."
     assert post.body["idempotency_key"] == post.headers["idempotency-key"]
     assert provider.queue.counts() == {"pending": 0, "parked": 0}
@@ -53,15 +54,15 @@ def test_prefetch_searches_for_the_user_and_formats_one_memory_per_line(
     make_provider: Make, fake: FakeRetainDB
 ) -> None:
     provider = make_provider()
-    fake.add("alice", "Alice prefers tabs over spaces")
-    fake.add("alice", "Alice deploys on Fridays")
-    fake.add("bob", "Bob prefers spaces")
+    fake.add("u-alice", "Alice prefers tabs over spaces")
+    fake.add("u-alice", "Alice deploys on Fridays")
+    fake.add("u-bob", "Bob prefers spaces")
     text = provider.memory_prefetch(query="what does she prefer?", session=ALICE)
     assert text == "- Alice prefers tabs over spaces"
     (search,) = fake.requests_to("POST", "/v1/search")
     assert search.body == {
         "project": "default",
-        "user_id": "alice",
+        "user_id": "u-alice",
         "query": "what does she prefer?",
         "limit": 8,
     }
@@ -72,7 +73,7 @@ def test_prefetch_shows_a_window_around_the_match_of_a_long_memory(
     make_provider: Make, fake: FakeRetainDB
 ) -> None:
     provider = make_provider(snippet_chars=200)
-    fake.add("alice", "filler " * 3000 + "the vault code word is pelican " + "more " * 1000)
+    fake.add("u-alice", "filler " * 3000 + "the vault code word is pelican " + "more " * 1000)
     text = provider.memory_prefetch(query="pelican", session=ALICE)
     assert text is not None and "pelican" in text and len(text) < 260
 
@@ -98,9 +99,9 @@ def test_tools_schemas_and_happy_paths(make_provider: Make, fake: FakeRetainDB) 
     found = call(provider, ALICE, "retaindb_search", query="cat name")
     assert [r["content"] for r in found["results"]] == ["Alice's cat is named Miso"]
     profile = call(provider, ALICE, "retaindb_profile")
-    assert profile["profile"]["user_id"] == "alice" and profile["profile"]["memory_count"] == 1
+    assert profile["profile"]["user_id"] == "u-alice" and profile["profile"]["memory_count"] == 1
     (get_profile,) = fake.requests_to("GET", "/v1/profile")
-    assert get_profile.query == {"project": "default", "user_id": "alice"}
+    assert get_profile.query == {"project": "default", "user_id": "u-alice"}
     assert call(provider, ALICE, "retaindb_forget", id=stored["id"]) == {
         "ok": True,
         "deleted": stored["id"],
@@ -132,14 +133,14 @@ def test_bob_can_neither_see_nor_delete_alices_memories(
     make_provider: Make, fake: FakeRetainDB
 ) -> None:
     provider = make_provider()
-    alice_id = fake.add("alice", "Alice's bank PIN hint is the garden")
+    alice_id = fake.add("u-alice", "Alice's bank PIN hint is the garden")
     fake.leak = True  # a server bug answers every user's records: the client must filter
     assert provider.memory_prefetch(query="garden hint", session=BOB) is None
     assert call(provider, BOB, "retaindb_search", query="garden")["results"] == []
     refused = call(provider, BOB, "retaindb_forget", id=alice_id)
     assert refused["ok"] is False and "no memory" in refused["error"]
     assert fake.requests_to("DELETE", "/") == []  # refused before any delete was sent
-    assert fake.contents("alice") == ["Alice's bank PIN hint is the garden"]
+    assert fake.contents("u-alice") == ["Alice's bank PIN hint is the garden"]
     # Alice herself still can.
     assert call(provider, ALICE, "retaindb_forget", id=alice_id)["ok"] is True
 
@@ -149,7 +150,7 @@ def test_faults_leave_prefetch_none_quickly_and_tools_answer_errors(
     make_provider: Make, fake: FakeRetainDB, fault: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     provider = make_provider(recall_cooldown=0.3)
-    fake.add("alice", "Alice likes lighthouses")
+    fake.add("u-alice", "Alice likes lighthouses")
     if fault == "401":
         fake.api_key = "another-key-entirely"
     elif fault == "timeout":
@@ -197,3 +198,33 @@ def test_loads_through_a_real_host(fake: FakeRetainDB, api_key: str, tmp_path: P
         assert provider.settings.api_key_env == API_KEY_ENV
     finally:
         host.close()
+
+
+@pytest.mark.parametrize("user", ["bob\n", "bob smith", "Bob", "ｂｏｂ", "x" * 1_000])
+def test_odd_user_and_session_ids_are_sent_canonical(
+    make_provider: Make, fake: FakeRetainDB, user: str
+) -> None:
+    provider = make_provider()
+    session = SessionInfo(session_id="chat 42\n/../x", user_id=user)
+    provider.memory_sync(turn=Turn(user="I keep zqodd here", assistant="ok"), session=session)
+    assert provider.flush(5.0)
+    (post,) = fake.requests_to("POST", "/v1/memories")
+    assert post.body["user_id"] == principal(session, "default")
+    assert post.body["session_id"] == canonical_id("chat 42\n/../x", "s")
+    assert "zqodd" in (provider.memory_prefetch(query="zqodd", session=session) or "")
+    assert provider.memory_prefetch(query="zqodd", session=BOB) is None
+    assert call(provider, session, "retaindb_remember", content="zqtool fact")["ok"]
+    assert call(provider, BOB, "retaindb_search", query="zqtool")["results"] == []
+
+
+def test_the_empty_user_id_is_refused(make_provider: Make, fake: FakeRetainDB) -> None:
+    provider = make_provider()
+    empty = SessionInfo(session_id="s", user_id="")
+    with pytest.raises(InvalidPrincipal):
+        provider.memory_sync(turn=Turn(user="hello there", assistant="hi"), session=empty)
+    with pytest.raises(InvalidPrincipal):
+        provider.memory_prefetch(query="hello", session=empty)
+    answer = call(provider, empty, "retaindb_remember", content="zqempty")
+    assert answer["ok"] is False and "pass user_id=None" in answer["error"]
+    assert provider.queue.counts() == {"pending": 0, "parked": 0}
+    assert fake.requests == []

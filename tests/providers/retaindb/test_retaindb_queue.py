@@ -71,7 +71,7 @@ def test_turns_synced_while_down_arrive_in_order_once(
     assert len(keys) == 1
     fake.heal()
     assert provider.flush(10.0)
-    assert fake.contents("alice") == [content(i) for i in range(6)]
+    assert fake.contents("u-alice") == [content(i) for i in range(6)]
     assert provider.queue.rows() == []
 
 
@@ -170,7 +170,7 @@ def test_pending_rows_replay_at_start_up(
     assert fake.requests == []
     second = make_provider()
     assert second.flush(5.0)
-    assert fake.contents("alice") == [content(i) for i in range(3)]
+    assert fake.contents("u-alice") == [content(i) for i in range(3)]
 
 
 def test_shutdown_drains_for_a_bounded_time_and_keeps_the_rest(
@@ -246,6 +246,6 @@ def test_nothing_lost_or_doubled_across_sigkill(
 
     provider = make_provider(home=home)  # the next start replays what the child left
     assert provider.flush(10.0)
-    assert fake.contents("alice") == [content(i) for i in range(count)]
+    assert fake.contents("u-alice") == [content(i) for i in range(count)]
     assert fake.duplicates == 1  # turn 0 was sent again and dropped by its idempotency key
     assert provider.queue.rows() == []

@@ -23,6 +23,8 @@ from loopback import QuietHandler, Recorded, json_or_text, read_raw, send
 API_KEY = "sm-test-key-0123456789abcdef"
 CHUNK_CHARS = 1_500
 _NOW = "2026-11-30T12:00:00Z"
+#: the namespaces (container tags) the fake accepts
+NAMESPACE = re.compile(r"[A-Za-z0-9_-]{1,100}")
 
 
 @dataclass
@@ -92,6 +94,9 @@ class _Handler(QuietHandler):
         if len(parts) < 3 or parts[0] != "ns":
             return self._send(404, {"error": "no such route"})
         namespace, rest = parts[1], parts[2:]
+        if not NAMESPACE.fullmatch(namespace):
+            # the SDK puts the namespace into the path unescaped: only a safe one may arrive
+            return self._send(400, {"error": "namespace must be 1-100 of [A-Za-z0-9_-]"})
         with state.lock:
             if self.command == "POST" and rest == ["document"]:
                 return self._add(namespace, body)

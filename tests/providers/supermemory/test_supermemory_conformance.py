@@ -61,6 +61,18 @@ class TestSupermemoryConformance(ProviderConformance):
         )
         assert stored.get("ok"), stored
 
+    def tool_search(
+        self, host: Hermes, manager: MemoryManager, session: SessionInfo, text: str
+    ) -> str:
+        arguments = {"query": text, "limit": 20}
+        return str(manager.handle_tool_call(session, "supermemory_search", arguments))
+
+    def tool_remember(
+        self, host: Hermes, manager: MemoryManager, session: SessionInfo, fact: str
+    ) -> bool:
+        manager.handle_tool_call(session, "supermemory_store", {"content": fact})
+        return True
+
     def provider_down(self, host: Hermes) -> AbstractContextManager[Any]:
         return self.fake.faulty(status=500)
 

@@ -16,6 +16,7 @@ from fake_supermemory import API_KEY, FakeServer
 from supermemory_support import ENV, host_for, provider_config
 
 from hermes_core.errors import ProviderError
+from hermes_core.provider_kit import InvalidPrincipal, principal
 from hermes_core.testing import plugin_context
 from hermes_core.types import SessionInfo, Turn
 from hermes_plugins.supermemory import SupermemoryProvider
@@ -49,26 +50,26 @@ def test_sync_then_prefetch(provider: SupermemoryProvider, fake: FakeServer) -> 
         session=ALICE,
     )
     add = fake.requests[-1]
-    assert (add.method, add.path) == ("POST", "/ns/hermes_alice/document")
+    assert (add.method, add.path) == ("POST", "/ns/hermes_u-alice/document")
     assert add.headers["Authorization"] == f"Bearer {API_KEY}"
     assert add.body["content"] == "User: My cat is called Zephyrine.\n\nAssistant: Noted!"
     assert add.body["metadata"] == {
         "session_id": "s-alice",
         "turn_index": 3,
         "source": "turn",
-        "hermes_container": "hermes_alice",
+        "hermes_container": "hermes_u-alice",
     }
 
     recalled = provider.memory_prefetch(query="what is my cat called zephyrine?", session=ALICE)
     assert recalled == "- User: My cat is called Zephyrine. Assistant: Noted!"
     search = fake.requests[-1]
-    assert (search.method, search.path) == ("POST", "/ns/hermes_alice/search")
+    assert (search.method, search.path) == ("POST", "/ns/hermes_u-alice/search")
     assert search.body["query"] == "what is my cat called zephyrine?"
     assert search.body["limit"] == 5
     assert search.body["filter"] == {
         "field": "hermes_container",
         "operator": "eq",
-        "value": "hermes_alice",
+        "value": "hermes_u-alice",
     }
 
 
@@ -104,7 +105,7 @@ def test_tools_store_search_forget(provider: SupermemoryProvider, fake: FakeServ
     gone = tool(provider, ALICE, "supermemory_forget", document_id=stored["document_id"])
     assert gone == {"ok": True, "deleted": stored["document_id"]}
     get, delete = fake.requests[-2:]
-    assert (get.method, get.path) == ("GET", f"/ns/hermes_alice/document/{stored['document_id']}")
+    assert (get.method, get.path) == ("GET", f"/ns/hermes_u-alice/document/{stored['document_id']}")
     assert (delete.method, delete.body) == ("DELETE", {"ids": [stored["document_id"]]})
     assert tool(provider, ALICE, "supermemory_search", query="tabs")["count"] == 0
 
@@ -117,7 +118,7 @@ def test_tool_bad_arguments_are_json_errors(
     assert "error" in tool(provider, ALICE, "supermemory_search", query="x", limit=0)
     assert "error" in tool(provider, ALICE, "supermemory_search", query="x", limit="3")
     assert "error" in tool(provider, ALICE, "supermemory_search")
-    for bad in ["", "../hermes_bob/document/doc1", "a/b", "x" * 200, 7]:
+    for bad in ["", "../hermes_u-bob/document/doc1", "a/b", "x" * 200, 7, "doc1\n"]:
         assert "error" in tool(provider, ALICE, "supermemory_forget", document_id=bad)
     assert fake.requests == []  # nothing reached the server
 
@@ -134,7 +135,33 @@ def test_bob_cannot_see_or_delete_alice(provider: SupermemoryProvider, fake: Fak
     refused = tool(provider, BOB, "supermemory_forget", document_id=doc_id)
     assert "belongs to this user" in refused["error"]
     assert doc_id in fake.docs
-    assert all(r.path.startswith("/ns/hermes_bob/") for r in fake.requests[1:])
+    assert all(r.path.startswith("/ns/hermes_u-bob/") for r in fake.requests[1:])
+
+
+@pytest.mark.parametrize("user", ["bob\n", "bob smith", "Bob", "ｂｏｂ", "x" * 1_000])
+def test_odd_user_ids_get_their_own_safe_namespace(
+    provider: SupermemoryProvider, fake: FakeServer, user: str
+) -> None:
+    session = SessionInfo(session_id="chat 42\n", user_id=user)
+    provider.memory_sync(turn=Turn(user="I keep zqodd here", assistant="ok"), session=session)
+    tag = f"hermes_{principal(session, 'default')}"
+    assert fake.requests[-1].path == f"/ns/{tag}/document"
+    assert fake.requests[-1].body["metadata"]["hermes_container"] == tag
+    assert "zqodd" in (provider.memory_prefetch(query="zqodd here", session=session) or "")
+    assert provider.memory_prefetch(query="zqodd here", session=BOB) is None
+    assert tool(provider, session, "supermemory_store", content="zqtool fact")["ok"]
+    assert tool(provider, BOB, "supermemory_search", query="zqtool")["count"] == 0
+
+
+def test_the_empty_user_id_is_refused(provider: SupermemoryProvider, fake: FakeServer) -> None:
+    empty = SessionInfo(session_id="s", user_id="")
+    with pytest.raises(InvalidPrincipal):
+        provider.memory_sync(turn=Turn(user="hello there", assistant="hi"), session=empty)
+    with pytest.raises(InvalidPrincipal):
+        provider.memory_prefetch(query="hello there", session=empty)
+    answer = tool(provider, empty, "supermemory_store", content="zqempty")
+    assert "pass user_id=None" in answer["error"]
+    assert fake.requests == []
 
 
 def test_client_side_checks_hold_when_the_server_leaks(

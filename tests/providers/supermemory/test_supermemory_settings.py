@@ -18,7 +18,7 @@ from hermes_core.host import Hermes
 from hermes_core.testing import make_host, plugin_context
 from hermes_core.types import SessionInfo, Turn
 from hermes_plugins.supermemory import SupermemoryProvider
-from hermes_plugins.supermemory.scope import container_tag
+from hermes_plugins.supermemory.scope import container_tag, principal
 from hermes_plugins.supermemory.settings import parse_settings, read_api_key
 
 
@@ -71,13 +71,24 @@ def test_missing_environment_variable(monkeypatch: pytest.MonkeyPatch, tmp_path:
 
 
 def test_container_tags_never_collide() -> None:
-    users = ["alice", "Alice", "al.ice", "al_ice", "al-ice", "a/b", "a_b", "../x", "", "ü"]
-    tags = {container_tag("hermes", user) for user in users}
-    assert len(tags) == len(users)
+    users = ["alice", "Alice", "al.ice", "al_ice", "al-ice", "a/b", "a_b", "../x", "ü", "a\n"]
+    users += ["default", "u-alice", "x" * 1_000, "x" * 1_001]
+    tags = {
+        container_tag("hermes", principal(SessionInfo("s", user_id=user), "default"))
+        for user in users
+    }
+    tags.add(container_tag("hermes", principal(SessionInfo("s"), "default")))
+    assert len(tags) == len(users) + 1
     for tag in tags:
-        assert all(ch.isascii() and (ch.isalnum() or ch in "_-") for ch in tag)
-    crafted = container_tag("hermes", "al.ice").split("_", 1)[1]
-    assert container_tag("hermes", crafted) != container_tag("hermes", "al.ice")
+        assert all(ch.isascii() and (ch.isalnum() or ch in "_-") for ch in tag) and len(tag) <= 100
+    assert container_tag("hermes", principal(SessionInfo("s", user_id="alice"), "x")) == (
+        "hermes_u-alice"
+    )
+
+
+def test_a_container_tag_with_a_trailing_newline_is_refused() -> None:
+    with pytest.raises(ConfigError, match=r"plugin_config\.supermemory\.container_tag"):
+        parse_settings({"container_tag": "hermes\n"})
 
 
 # --- api_key: {$env: NAME}, through the real config loader ---------------------------------
