@@ -304,3 +304,15 @@ def test_documented_commands_work_in_order(
         code = main(shlex.split(command)[1:])
         capsys.readouterr()
         assert code == 0, command
+
+
+def test_errors_and_their_tracebacks_under_v_are_redacted(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    secret = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"
+    missing = tmp_path / f"token={secret}.json"
+    for argv in (["validate", str(missing)], ["-v", "validate", str(missing)]):
+        code = main(argv)
+        err = capsys.readouterr().err
+        assert code != 0 and "hermes-context: error:" in err
+        assert secret not in err and "[REDACTED:" in err

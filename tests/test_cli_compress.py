@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import stat
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -243,3 +246,186 @@ def test_jsonl_stdin_and_quiet_when_not_a_terminal(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "\r" not in proc.stderr and "…" not in proc.stderr  # no progress off a terminal
     assert len(json.loads(proc.stdout)) < 129
+
+
+# --- --out never replaces a device, FIFO, socket or directory (issue 11 §4.4) -----------------
+
+
+@contextlib.contextmanager
+def _dev_null_kept() -> Iterator[os.stat_result]:
+    """Yield the stat of /dev/null; afterwards fail unless it is the same character device.
+
+    Should the code under test regress and replace it with a regular file (as root it can),
+    the device is put back first (``mknod``, then a rename over the file), so one failing
+    test cannot break every later ``> /dev/null`` on the machine."""
+    before = os.lstat(os.devnull)
+    try:
+        yield before
+    finally:
+        after = os.lstat(os.devnull)
+        same = (after.st_ino, after.st_mode, after.st_rdev) == (
+            before.st_ino,
+            before.st_mode,
+            before.st_rdev,
+        )
+        if not stat.S_ISCHR(after.st_mode) and stat.S_ISCHR(before.st_mode):
+            spare = os.devnull + ".restore"
+            os.mknod(spare, 0o666 | stat.S_IFCHR, before.st_rdev)
+            os.chmod(spare, 0o666)
+            os.replace(spare, os.devnull)
+        assert same, "/dev/null was replaced (and has been put back)"
+
+
+def _entries(directory: Path) -> dict[str, tuple[int, int]]:
+    return {p.name: (p.lstat().st_ino, p.lstat().st_mode) for p in directory.iterdir()}
+
+
+def _refused(capsys: pytest.CaptureFixture[str], out: str, what: str) -> None:
+    code, stdout, err = run(capsys, "compress", str(EXAMPLE), "--force", "--out", out)
+    lines = err.strip().splitlines()
+    assert code == 2 and stdout == "" and len(lines) == 1, err
+    assert lines[0].startswith(f"hermes-context: error: --out {out}: cannot write: it is {what}")
+    assert "nothing was written" in lines[0] and "Traceback" not in err
+
+
+def test_out_fifo_is_refused_with_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    fifo = tmp_path / "out.json"
+    os.mkfifo(fifo)
+    before = _entries(tmp_path)
+    _refused(capsys, str(fifo), "a FIFO (named pipe)")  # and it did not block on the pipe
+    assert _entries(tmp_path) == before
+
+
+def test_out_dev_null_is_refused_and_stays_the_device(capsys: pytest.CaptureFixture[str]) -> None:
+    with _dev_null_kept():
+        _refused(capsys, os.devnull, "a character device")
+
+
+def test_out_directory_and_links_to_non_files_are_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "dir").mkdir()
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "to-pipe").symlink_to(tmp_path / "pipe")
+    (tmp_path / "to-null").symlink_to(os.devnull)
+    (tmp_path / "dangling").symlink_to(tmp_path / "missing.json")
+    before = _entries(tmp_path)
+    _refused(capsys, str(tmp_path / "dir"), "a directory")
+    _refused(capsys, str(tmp_path / "to-pipe"), "a symbolic link to a FIFO")
+    with _dev_null_kept():
+        _refused(capsys, str(tmp_path / "to-null"), "a symbolic link to a character device")
+    _refused(capsys, str(tmp_path / "dangling"), "a symbolic link to a missing file")
+    assert _entries(tmp_path) == before and not (tmp_path / "missing.json").exists()
+
+
+def test_out_symlink_to_a_file_is_written_through(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    real = tmp_path / "real.json"
+    real.write_text("[]")
+    link = tmp_path / "out.json"
+    link.symlink_to(real)
+    code, _out, err = run(capsys, "compress", str(EXAMPLE), "--force", "--out", str(link))
+    assert code == 0, err
+    assert link.is_symlink() and link.resolve() == real
+    assert 0 < len(json.loads(real.read_text())) < 129
+
+
+# --- deep nesting: one line, exit 1, never a RecursionError (issue 11 §4.5) --------------------
+
+
+def _deep_text(depth: int) -> str:
+    return '{"a":' * depth + "1" + "}" * depth
+
+
+def _deep_files(tmp_path: Path, depth: int) -> dict[str, Path]:
+    """Transcript files valid but for one value nested ``depth`` levels (JSON text built by
+    hand: json.dumps itself recurses)."""
+    deep = _deep_text(depth)
+
+    def pair(arguments: str) -> str:
+        call = '{"id": "c1", "type": "function", "function": {"name": "f", "arguments": '
+        return (
+            '[{"role": "user", "content": "q"}, {"role": "assistant", "content": null, '
+            f'"tool_calls": [{call}{arguments}}}}}]}}, '
+            '{"role": "tool", "tool_call_id": "c1", "content": "ok"}]'
+        )
+
+    texts = {
+        "content part": '[{"role": "user", "content": [{"type": "text", "x": ' + deep + "}]}]",
+        "arguments object": pair(deep),
+        "arguments string": pair(json.dumps(deep)),
+        "extra key": '[{"role": "user", "content": "q", "meta": ' + deep + "}]",
+    }
+    files = {}
+    for place, text in texts.items():
+        path = tmp_path / f"{place.replace(' ', '-')}-{depth}.json"
+        path.write_text(text)
+        files[place] = path
+    return files
+
+
+@pytest.mark.parametrize("depth", [500, 5_000])
+def test_deep_transcripts_are_one_line_errors_for_every_command(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, depth: int
+) -> None:
+    for place, path in _deep_files(tmp_path, depth).items():
+        out = tmp_path / "out.json"
+        for argv in (
+            ["compress", str(path), "--force", "--out", str(out)],
+            ["validate", str(path)],
+            ["tokens", str(path)],
+        ):
+            code, stdout, err = run(capsys, *argv)
+            if argv[0] == "tokens" and place == "arguments string":
+                assert code == 0, err  # an arguments string is text to count, not parsed
+                continue
+            assert code == 1, (place, argv, err)
+            assert "Traceback" not in err and "RecursionError" not in err + stdout
+            if argv[0] == "validate" and stdout:  # the file was read: one problem a line
+                assert "deeper than 64 levels" in stdout, (place, stdout)
+                continue
+            assert len(err.strip().splitlines()) == 1, (place, argv, err)
+            assert "deeper than 64 levels" in err or "nested too deeply" in err, err
+        assert not out.exists()
+
+
+@pytest.mark.parametrize("depth", [500, 5_000])
+def test_deep_messages_make_compress_raise_invalid_messages(depth: int) -> None:
+    import hermes_core as hc
+    from hermes_core.errors import InvalidMessages
+
+    value: Any = "leaf"
+    for _ in range(depth):
+        value = {"k": value}
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    cases: dict[str, list[dict[str, Any]]] = {
+        "content part": [{"role": "user", "content": [{"type": "text", "text": "h", "x": value}]}],
+        "arguments object": [
+            {"role": "user", "content": "q"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{**call, "function": {"name": "f", "arguments": value}}],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+        ],
+        "arguments string": [
+            {"role": "user", "content": "q"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{**call, "function": {"name": "f", "arguments": _deep_text(depth)}}],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+        ],
+        "extra key": [{"role": "user", "content": "q", "meta": value}],
+    }
+    for place, messages in cases.items():
+        with pytest.raises(InvalidMessages, match="deeper than 64 levels"):
+            hc.compress(messages, context_length=8_000, summarizer="fallback", force=True)
+        if place != "arguments string":
+            with pytest.raises(InvalidMessages, match="deeper than 64 levels"):
+                hc.count_tokens(messages)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 
 import pytest
@@ -9,7 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hermes_core.compression.serialize import _REDACT_MARGIN
-from hermes_core.redact import SECRET_PATTERNS, _may_hold_secret, looks_like_secret, redact
+from hermes_core.redact import (
+    _AWS_SECRET,
+    SECRET_PATTERNS,
+    _ascii_folded,
+    _may_hold_secret,
+    _random_looking,
+    looks_like_secret,
+    redact,
+)
 
 SECRETS = {
     "openai_key": "sk-proj-AbCdEf0123456789AbCdEf0123",
@@ -48,14 +57,6 @@ def test_each_shape_is_recognised_and_redacted(pattern_id: str, text: str) -> No
 def test_ordinary_text_passes(text: str) -> None:
     assert looks_like_secret(text) is None
     assert redact(text) == text
-
-
-def test_hostile_input_stays_fast() -> None:
-    hostile = ["sk-" + "a" * 100_000, "Bearer " + "x" * 100_000 + "!", "://" + "a:" * 50_000]
-    started = time.perf_counter()
-    for text in hostile:
-        redact(text)
-    assert time.perf_counter() - started < 1.0
 
 
 def test_fine_grained_github_tokens_count_as_github_tokens() -> None:
@@ -226,6 +227,234 @@ def test_more_ordinary_text_passes(text: str) -> None:
     assert redact(text) == text
 
 
+# --- issue 11: what redact() missed ------------------------------------------------------------
+
+#: (text, expected with [R] for the label): short passwords, after a password word only
+SHORT_PASSWORDS = [
+    ("password=hunter2", "password=[R]"),
+    ("PASSWORD: abc", "PASSWORD: [R]"),
+    ('{"password": "abc"}', '{"password": "[R]"}'),
+    ('{\\"password\\": \\"pw\\"}', '{\\"password\\": \\"[R]\\"}'),
+    ("DB_PASSWORD=pw1", "DB_PASSWORD=[R]"),
+    ("export PGPASSWORD=abc", "export PGPASSWORD=[R]"),
+    ("mysql --password=X db", "mysql --password=[R] db"),
+    ("passwd: s3cr", "passwd: [R]"),
+    ("passphrase = 'a b'", "passphrase = '[R]'"),
+    ("Password: abc123 (temporary)", "Password: [R] (temporary)"),
+    ("password=hunter2 user=bob", "password=[R] user=bob"),
+]
+
+#: password words in other languages (full-width colon included)
+LOCALISED = [
+    ("пароль: X", "пароль: [R]"),
+    ("ПАРОЛЬ: секрет", "ПАРОЛЬ: [R]"),
+    ('{"пароль": "x"}', '{"пароль": "[R]"}'),
+    ("密码：X", "密码：[R]"),
+    ("密码：hunter2，用户：bob", "密码：[R]，用户：bob"),
+    ("密碼: abc", "密碼: [R]"),
+    ("口令=abc", "口令=[R]"),
+    ("パスワード：abc123", "パスワード：[R]"),
+    ("暗証番号: 4a8b", "暗証番号: [R]"),
+    ("비밀번호: abc123", "비밀번호: [R]"),
+    ("암호: abc", "암호: [R]"),
+    ("Passwort: X", "Passwort: [R]"),
+    ("Kennwort=geheim", "Kennwort=[R]"),
+    ("contraseña: X", "contraseña: [R]"),
+    ("CONTRASEÑA: hola", "CONTRASEÑA: [R]"),
+    ("mot de passe : X", "mot de passe : [R]"),
+    ("Mot de passe: secret123", "Mot de passe: [R]"),
+    ("senha: X", "senha: [R]"),
+    ("palavra-passe: X", "palavra-passe: [R]"),
+    ("parola d'ordine: X", "parola d'ordine: [R]"),
+    ("wachtwoord: geheim", "wachtwoord: [R]"),
+    ("hasło: tajne", "hasło: [R]"),
+]
+
+#: .netrc lines, command lines, Azure connection strings: (text, expected, id)
+NAME_VALUE_SHAPES = [
+    (
+        "machine api.example.com login me password s3cret",
+        "machine api.example.com login me password [R]",
+        "netrc_password",
+    ),
+    (
+        "machine h\n  login me\n  password X\n",
+        "machine h\n  login me\n  password [R]\n",
+        "netrc_password",
+    ),
+    (
+        '"machine h\\nlogin me\\npassword X\\n"',
+        '"machine h\\nlogin me\\npassword [R]\\n"',
+        "netrc_password",
+    ),
+    ("default login anon password guest1", "default login anon password [R]", "netrc_password"),
+    ("mysql -pX", "mysql -p[R]", "cli_password"),
+    ("mysql -u root -phunter2 app", "mysql -u root -p[R] app", "cli_password"),
+    (
+        "mysqldump -h db -u root -pS3cret app > dump.sql",
+        "mysqldump -h db -u root -p[R] app > dump.sql",
+        "cli_password",
+    ),
+    ("mysql -u root -p'x y' db", "mysql -u root -p'[R]' db", "cli_password"),
+    ("mariadb -uroot -pabc", "mariadb -uroot -p[R]", "cli_password"),
+    ("psql --password X", "psql --password [R]", "cli_password"),
+    ("pg_dump --db-password 'p w' app", "pg_dump --db-password '[R]' app", "cli_password"),
+    ("keytool -list -storepass changeit", "keytool -list -storepass [R]", "cli_password"),
+    (
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=Zm9vYmFy+/YmF6cXV4MTIz==;"
+        "EndpointSuffix=core.windows.net",
+        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=[R];"
+        "EndpointSuffix=core.windows.net",
+        "azure_key",
+    ),
+    (
+        "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKey=abc123DEF456=",
+        "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKey=[R]",
+        "azure_key",
+    ),
+]
+
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+BARE_AWS = [
+    (AWS_SECRET, "[R]"),
+    (f"secret {AWS_SECRET} here", "secret [R] here"),
+    (f"{AWS_SECRET}\n", "[R]\n"),
+    ("key: Hx8+k2Qm9/Zr4Tn7Lp1Vw6Yc3Bd5Gf0Js8Ka2Ne4", "key: [R]"),
+    ("[default]\nkey=AKIAIOSFODNN7EXAMPLE", "[default]\nkey=[REDACTED:aws_access_key]"),
+]
+
+#: 40-character strings that are not keys: hex (git SHAs), words, paths, parts of longer runs
+BENIGN_40 = [
+    "commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
+    "9FCEB02D0AE598E95DC970B74767F19372D61AF8",
+    "DeadBeef0123456789abcdefABCDEF0123456789",
+    "ThisIsAVeryLongIdentifierName1234567890x",
+    "getUserIdFromTokenAndSessionKey12345678",
+    "AbstractSingletonProxyFactoryBean2Helper",
+    "testThatUserCanLoginWithValidPassword123",
+    "home/user/projects/MyApp2/src/main/Java1",
+    "usr/local/lib/python3/site/Packages/Xyz1",
+    AWS_SECRET + "x",  # 41: part of a longer run
+    "x" + AWS_SECRET,
+    AWS_SECRET[:-1] + "=",  # base64 padding: a longer blob
+    "sha256-" + AWS_SECRET + "Zm9v",
+    "a_" + AWS_SECRET,  # inside an identifier
+    "abcdefghijklmnopqrstuvwxyzabcdefghijklmn",  # no capital, no digit
+]
+
+FULL_WIDTH = [
+    ("ＡＫＩＡＩＯＳＦＯＤＮＮ７ＥＸＡＭＰＬＥ", "[REDACTED:aws_access_key]"),
+    ("密钥ＡＫＩＡＩＯＳＦＯＤＮＮ７ＥＸＡＭＰＬＥ。", "密钥[REDACTED:aws_access_key]。"),
+    ("key ｓｋ－ｐｒｏｊ－ＡｂＣｄＥｆ０１２３４５６７８９ＡｂＣｄ", "key [REDACTED:openai_key]"),
+    ("ｇｈｐ＿０１２３４５６７８９ａｂｃｄｅｆＡＢＣＤＥＦ０１２３４５", "[REDACTED:github_token]"),
+    ("ｐａｓｓｗｏｒｄ＝ｈｕｎｔｅｒ２", "ｐａｓｓｗｏｒｄ＝[REDACTED:secret_assignment]"),
+    ("ＡＰＩ＿ＫＥＹ：　ａｂｃｄｅｆｇｈ１２", "ＡＰＩ＿ＫＥＹ：　[REDACTED:secret_assignment]"),
+    (
+        "ｍｙｓｑｌ　－ｕｒｏｏｔ　－ｐｓｅｃｒｅｔ",
+        "ｍｙｓｑｌ　－ｕｒｏｏｔ　－ｐ[REDACTED:cli_password]",
+    ),
+    ("AKIA" + "ＩＯＳＦＯＤＮＮ７ＥＸＡＭＰＬＥ", "[REDACTED:aws_access_key]"),  # mixed widths
+]
+
+#: what these new rules must leave alone
+NEW_BENIGN = [
+    "max_tokens: 4096",
+    "password=$DB_PASS",
+    "password=${DB_PASS}",
+    "password: str",
+    "password=None",
+    '"password": true',
+    "password_min_length: 8",
+    "password_max_age: 90",
+    "password=1234",
+    "password: ''",
+    "password: ******",
+    "Password: see the vault",
+    "Пароль: хранится в сейфе",
+    "def login(user: str, password: str) -> None:",
+    "mysql -p db",
+    "mysql -u root -p",
+    "psql --no-password db",
+    "tool --password-file ~/.pw",
+    "the machine learning model",
+    "AccountName=acct;EndpointSuffix=core.windows.net",
+    "| secret_key | ****************EKEY | shared-credentials-file |",
+    "日本語のテキストです。",
+]
+
+
+def _expect(expected: str, label: str = "secret_assignment") -> str:
+    return expected.replace("[R]", f"[REDACTED:{label}]")
+
+
+@pytest.mark.parametrize(("text", "expected"), SHORT_PASSWORDS + LOCALISED)
+def test_short_and_localised_passwords(text: str, expected: str) -> None:
+    assert looks_like_secret(text) == "secret_assignment"
+    assert redact(text) == _expect(expected)
+
+
+@pytest.mark.parametrize(("text", "expected", "pattern_id"), NAME_VALUE_SHAPES)
+def test_netrc_command_line_and_azure_secrets(text: str, expected: str, pattern_id: str) -> None:
+    assert looks_like_secret(text) == pattern_id
+    assert redact(text) == _expect(expected, pattern_id)
+
+
+@pytest.mark.parametrize(("text", "expected"), BARE_AWS)
+def test_bare_aws_secret_keys(text: str, expected: str) -> None:
+    assert looks_like_secret(text) is not None
+    assert redact(text) == _expect(expected, "aws_secret_key")
+
+
+def test_a_named_aws_secret_keeps_the_assignment_id() -> None:
+    text = f"aws_secret_access_key = {AWS_SECRET}"
+    assert redact(text) == "aws_secret_access_key = [REDACTED:secret_assignment]"
+
+
+@pytest.mark.parametrize("text", BENIGN_40)
+def test_forty_character_strings_that_are_not_keys_pass(text: str) -> None:
+    assert looks_like_secret(text) is None
+    assert redact(text) == text
+
+
+def test_random_keys_are_mostly_caught_and_words_never() -> None:
+    """The trade-off of the bare AWS shape, measured: random 40-character keys of the AWS
+    alphabet are caught (over 95%), camel-case words of that length are not."""
+    import random
+    import string
+
+    rng = random.Random(11)
+    alphabet = string.ascii_letters + string.digits + "/+"
+    keys = ["".join(rng.choice(alphabet) for _ in range(40)) for _ in range(2_000)]
+    keys = [k for k in keys if any(c.isdigit() for c in k) and k != k.lower() and k != k.upper()]
+    caught = sum(redact(f" {k} ") == " [REDACTED:aws_secret_key] " for k in keys)
+    assert caught / len(keys) > 0.95
+    words = ["Token", "Session", "User", "Account", "Manager", "Factory", "Helper", "Config"]
+    for _ in range(500):
+        name = "".join(rng.choice(words) for _ in range(8))[:38] + str(rng.randrange(10, 99))
+        assert redact(name) == name, name
+
+
+@pytest.mark.parametrize(("text", "expected"), FULL_WIDTH)
+def test_full_width_forms_of_key_shapes(text: str, expected: str) -> None:
+    assert looks_like_secret(text) is not None
+    cleaned = redact(text)
+    assert cleaned == expected
+    assert redact(cleaned) == cleaned
+
+
+@pytest.mark.parametrize("text", NEW_BENIGN)
+def test_what_the_new_rules_leave_alone(text: str) -> None:
+    assert looks_like_secret(text) is None
+    assert redact(text) is text
+
+
+def test_one_label_per_secret_in_a_mixed_text() -> None:
+    text = "\n".join(t for t, _ in SHORT_PASSWORDS + LOCALISED) + "\n" + "\n".join(NEW_BENIGN)
+    cleaned = redact(text)
+    assert cleaned.count("[REDACTED:") == len(SHORT_PASSWORDS) + len(LOCALISED)
+    assert all(line in cleaned for line in NEW_BENIGN)
+
+
 # --- idempotence, prefilter, bounds, speed ---------------------------------------------------
 
 ALL_SAMPLES = (
@@ -233,6 +462,8 @@ ALL_SAMPLES = (
     + [text for text, _ in NEW_SHAPES.values()]
     + [text for text, _ in ASSIGNMENTS]
     + [FINE_GRAINED_PAT, PEM, OPENSSH_NO_END, "https://user:sk-" + "a" * 20 + "@h.io/x"]
+    + [text for text, _ in SHORT_PASSWORDS + LOCALISED + BARE_AWS + FULL_WIDTH]
+    + [text for text, _, _ in NAME_VALUE_SHAPES]
 )
 
 
@@ -303,16 +534,53 @@ _VOCAB = [
     "0123456789",
     "x",
     "Z",
+    # issue 11
+    "пароль",
+    "ПАРОЛЬ",
+    "密码",
+    "：",
+    "＝",
+    "mot de passe",
+    "Passwort",
+    "machine",
+    "login",
+    "default",
+    "password ",
+    "\\n",
+    "mysql",
+    "-p",
+    "--password ",
+    "-storepass ",
+    "AccountKey",
+    "SharedAccessKey",
+    ";",
+    "hunter2",
+    "str",
+    "None",
+    "[REDACTED:x]",
+    AWS_SECRET,
+    "wJalrXUtnFEMI/K7",
+    "MDENG/bPxRfiCYEXAMPLEKEY",
+    "ＡＫＩＡ",
+    "ｐａｓｓｗｏｒｄ",
+    "ſecret",
+    "İ",
 ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(st.lists(st.sampled_from(_VOCAB), max_size=12))
 def test_prefilter_lets_every_match_through(parts: list[str]) -> None:
     text = "".join(parts)
-    if any(pattern.search(text) for _, pattern in SECRET_PATTERNS):
-        assert _may_hold_secret(text)
-        assert looks_like_secret(text) is not None
+    folded = _ascii_folded(text)
+    found = any(pattern.search(folded) for _, pattern in SECRET_PATTERNS) or any(
+        _random_looking(m.group()) for m in _AWS_SECRET.finditer(folded)
+    )
+    assert _may_hold_secret(text) or not found
+    assert (looks_like_secret(text) is not None) == found
+    once = redact(text)
+    assert (once != text) == found
+    assert redact(once) == once
 
 
 @pytest.mark.parametrize("text", ALL_SAMPLES)
@@ -339,6 +607,24 @@ def test_no_match_is_longer_than_the_serialize_margin() -> None:
         assert lengths and max(lengths) < _REDACT_MARGIN
 
 
+# --- hostile input: linear time, judged by ratios inside one run, never by wall time ----------
+
+_SIZE = 200_000
+
+
+def _fill(unit: str, size: int = _SIZE) -> str:
+    return (unit * (size // len(unit) + 1))[:size]
+
+
+#: One of each gate's fragments, so every pattern runs over the whole of each input below.
+_ALL_GATES = (
+    "sk- sk_ rk_ whsec_ ghp_ github_pat_ AKIA xoxb- hooks.slack.com/ AIza ya29. hf_ npm_ eyJ "
+    "Bearer :// -----BEGIN authorization token: password: passwort: пароль: password  "
+    "--password  mysql AccountKey SharedAccess "
+)
+#: Ordinary text of the same size that opens every gate: the baseline.
+PLAIN = _ALL_GATES + _fill("The quick brown fox jumps over the lazy dog; we ran 12 tests. ")
+
 HOSTILE = {
     "equals": "=" * 100_000,
     "letters": "a" * 100_000,
@@ -354,13 +640,77 @@ HOSTILE = {
     "quotes": "password:'" * 10_000,
     "glued sk": "x" + "sk-" * 33_000,
     "sk body": "sk-" + "aB1" * 33_000,
+    "sk long": "sk-" + "a" * 100_000,
+    "bearer long": "Bearer " + "x" * 100_000 + "!",
+    "url colons": "://" + "a:" * 50_000,
+    # the shapes of issue 11
+    "short passwords": _fill("password=a "),
+    "colon then words": _fill("password: a "),
+    "short quoted": _fill('password: "a" '),
+    "pwd names": _fill("_pwd="),
+    "cyrillic names": _fill("пароль:"),
+    "cyrillic value": "пароль: " + _fill("я"),
+    "cjk names": _fill("密码："),
+    "french spaces": _fill("mot de passe : "),
+    "ascii local names": _fill("passwort:"),
+    "netrc machines": _fill("machine h login u "),
+    "netrc escapes": _fill("machine\\n"),
+    "netrc passwords": _fill("machine h password "),
+    "mysql words": "mysql" + _fill(" a"),
+    "mysql commands": _fill("mysql "),
+    "mysql flags": "mysql " + _fill("-p"),
+    "password flags": _fill("--password "),
+    "dashed flags": _fill("--a-b-c-password "),
+    "azure keys": _fill("AccountKey="),
+    "azure value": "AccountKey=" + _fill("a"),
+    "base64": _fill("aB1/"),
+    "40-char runs": _fill("aB1cD2eF3gH4iJ5kL6mN7oP8qR9sT0uV1wX2yZ3a "),
+    "41-char runs": _fill("aB1cD2eF3gH4iJ5kL6mN7oP8qR9sT0uV1wX2yZ3ab "),
+    "full width": _fill("Ａ"),
+    "full-width names": _fill("ｐａｓｓｗｏｒｄ＝"),
+    "labels": _fill("[REDACTED:secret_assignment]"),
 }
 
 
+def _seconds(text: str, rounds: int = 2) -> float:
+    """The best of a few runs of redact(text): noise only ever adds time."""
+    best = float("inf")
+    for _ in range(rounds):
+        started = time.perf_counter()
+        redact(text)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+@functools.cache
+def _plain_seconds() -> float:
+    return _seconds(PLAIN, rounds=4)
+
+
 @pytest.mark.parametrize("name", sorted(HOSTILE))
-def test_each_hostile_input_stays_fast(name: str) -> None:
-    text = HOSTILE[name]
-    started = time.perf_counter()
-    redact(text)
-    looks_like_secret(text)
-    assert time.perf_counter() - started < 0.5
+def test_each_hostile_input_costs_about_as_much_as_plain_text(name: str) -> None:
+    """Every pattern over 200 KB of adversarial text against the same over plain text of the
+    same size, in the same run: a pattern that backtracks is 100-10,000x slower here, a linear
+    one 0.3-2x. The bound is generous for a shared, noisy machine."""
+    text = (_ALL_GATES + HOSTILE[name])[: len(PLAIN)]
+    assert looks_like_secret(text) is not None or redact(text) == text
+    ratio = _seconds(text) / _plain_seconds()
+    assert ratio < 12, f"{name}: {ratio:.1f}x plain text"
+
+
+def test_time_grows_linearly_with_hostile_input() -> None:
+    small = _ALL_GATES + _fill("password: a mysql -pa --password a machine h ", 50_000)
+    large = _ALL_GATES + _fill("password: a mysql -pa --password a machine h ", 400_000)
+    ratio = _seconds(large) / _seconds(small)
+    assert ratio < 24, f"8x the text took {ratio:.1f}x the time"
+
+
+def test_the_prefilter_rules_out_plain_text_cheaply() -> None:
+    """Text that holds no secret shape costs a few scans: well under redacting text where
+    every pattern runs, and the answer is the very same object."""
+    prose = _fill("The quick brown fox jumps over the lazy dog; we ran 12 tests again. ")
+    cjk = _fill("日本語のテキストです。我们运行了测试。")
+    for text in (prose, cjk):
+        assert not _may_hold_secret(text)
+        assert redact(text) is text
+        assert _seconds(text) < _plain_seconds() / 3

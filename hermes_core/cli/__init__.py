@@ -125,7 +125,10 @@ def _discard_stdout() -> None:
 
 
 def _fail(args: argparse.Namespace, exc: BaseException, code: int) -> int:
+    """One plain line (a traceback too under ``-v``), secrets redacted from both."""
+    from hermes_core.redact import redact
+
     if args.verbose:
-        traceback.print_exception(exc, file=sys.stderr)
-    print(f"hermes-context: error: {exc}", file=sys.stderr)
+        print(redact("".join(traceback.format_exception(exc))), end="", file=sys.stderr)
+    print(f"hermes-context: error: {redact(str(exc))}", file=sys.stderr)
     return code

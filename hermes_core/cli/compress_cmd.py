@@ -51,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(
             "--json prints the report to stdout; give --out FILE for the messages", EXIT_USAGE
         )
+    if args.out:
+        _check_out(args.out)
     for flag in ("context_length", "max_tokens"):
         value = getattr(args, flag)
         if value is not None and value < (1 if flag == "context_length" else 0):
@@ -97,6 +99,18 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(_report_text(report, args.out, provenance), file=sys.stderr)
     return EXIT_INPUT if result.status == "aborted" else EXIT_OK
+
+
+def _check_out(path: str) -> None:
+    """Refuse an --out that must not be replaced (a device, FIFO, socket, directory, or a link
+    to one) before any work, so nothing is read, compressed or written."""
+    from hermes_core.errors import TranscriptError
+    from hermes_core.transcript.files import check_output_path
+
+    try:
+        check_output_path(path)
+    except TranscriptError as exc:
+        raise CommandError(f"--out {exc}", EXIT_USAGE) from None
 
 
 #: what each pruning pass counts, in words (the JSON report keeps the short keys)

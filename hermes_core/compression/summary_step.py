@@ -4,6 +4,10 @@ Layer 1 (another model) happens inside the summariser; here: a failure that says
 (auth, network, or ``abort_on_summary_failure``) stops the compression with the input kept;
 any other failure starts a cooldown (layer 2) and the deterministic fallback summary is used
 (layer 3). A summary that carries instructions is a failure, not context.
+
+Whatever the summary's source (the LLM, a plugin's ``summarize_middle``, the fallback, the
+anchor ledger, the previous summary merged in), it is redacted before it can enter the
+transcript: a model repeats the secrets it read, and a plugin may not redact at all.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from hermes_core.compression.hooks import CompressionHooks
 from hermes_core.compression.policy import CompressionGuard
 from hermes_core.compression.result import SummarizerUsed
 from hermes_core.compression.summarizer import check_summary
+from hermes_core.redact import redact
 from hermes_core.transcript.messages import message_text
 from hermes_core.types import SummaryContext
 
@@ -71,7 +76,8 @@ def summarize_step(
         except Exception as exc:  # noqa: BLE001 - every summariser failure has a layer
             text = None
             kind = getattr(exc, "kind", "other")
-            failure = (kind if isinstance(kind, str) else "other", str(exc))
+            # the detail reaches events, the result's reason and logs: an error may quote input
+            failure = (kind if isinstance(kind, str) else "other", redact(str(exc)))
         if failure is not None:
             from hermes_core.llm import aborts, cooldown_kind
 
@@ -85,13 +91,19 @@ def summarize_step(
             guard.record_summary_success()
     used: SummarizerUsed = "llm" if text is not None else "fallback"
     if text is not None:
-        draft = _with_ledger(text, middle_original)
+        draft = _with_ledger(redact(text), middle_original)
     else:
         draft = fallback_summary(middle_original, previous_summary=previous)
+    # Redacted before the budget is applied (a label may be longer than the secret) and again
+    # after the previous summary's ledger is merged in: it may come from an older version.
     body = guard_summary(
-        draft, previous, budget_tokens, count_text, max_ledger_chars=max_ledger_chars
+        redact(draft),
+        redact(previous) if previous else previous,
+        budget_tokens,
+        count_text,
+        max_ledger_chars=max_ledger_chars,
     )
-    body, _removed = strip_directive_lines(body)  # quoted tool output is data, not orders
+    body, _removed = strip_directive_lines(redact(body))  # quoted tool output is data, not orders
     return SummaryStep(body, used, failure=failure)
 
 

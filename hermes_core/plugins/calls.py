@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -96,7 +97,10 @@ class HookCaller:
             level = logging.DEBUG if key in self._logged_once else logging.WARNING
             self._logged_once.add(key)
             log.log(level, "plugin '%s' failed in %s: %s", impl.plugin_name, hook, _safe(exc))
-            log.debug("traceback of the plugin failure", exc_info=exc)
+            if log.isEnabledFor(logging.DEBUG):
+                # Not exc_info: a handler would print the raw message (and any quoted request)
+                # right under the WARNING line that redacted it.
+                log.debug("traceback of the plugin failure:\n%s", _safe_traceback(exc))
             return False, exc
 
     def _first_result(self, hook: str, impls: Sequence[Any], kwargs: dict[str, Any]) -> Any:
@@ -123,7 +127,7 @@ class HookCaller:
             ok, value = self._invoke(hook, impl, kwargs)
             name = impl.plugin_name
             if not ok:
-                findings.append(_scanner_error(name, f"failed: {value}"))
+                findings.append(_scanner_error(name, f"failed: {_safe(value)}"))
             elif value is None:
                 continue
             elif isinstance(value, (list, tuple)) and all(isinstance(f, Finding) for f in value):
@@ -139,6 +143,13 @@ def _safe(exc: BaseException) -> str:
     from hermes_core.redact import redact
 
     return redact(str(exc))
+
+
+def _safe_traceback(exc: BaseException) -> str:
+    """The exception's traceback (with its causes) as text, secrets redacted."""
+    from hermes_core.redact import redact
+
+    return redact("".join(traceback.format_exception(exc)).rstrip("\n"))
 
 
 def _scanner_error(plugin: str, what: str) -> Finding:

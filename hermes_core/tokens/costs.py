@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from hermes_core.errors import InvalidMessages
+from hermes_core.transcript.validation import MAX_NESTING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -100,27 +101,41 @@ def _blake2b() -> Callable[..., Any]:
 
 
 def message_digest(message: Mapping[Any, Any]) -> bytes:
-    """A 16-byte digest of the fields sent on the wire (keys starting with ``_`` are ignored)."""
+    """A 16-byte digest of the fields sent on the wire (keys starting with ``_`` are ignored).
+
+    Raises `InvalidMessages` for a message nested too deeply for the JSON encoder (which is
+    also deeper than ``MAX_NESTING``), where a ``RecursionError`` would escape."""
     items = sorted(_wire_items(message), key=lambda kv: kv[0])
     try:
         canonical = json.dumps(
             items, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str
         )
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
+        content_key(message)  # raises InvalidMessages, naming the field, if it is too deep
         canonical = repr(items)
     digest: bytes = _blake2b()(canonical.encode("utf-8", "surrogatepass"), digest_size=16).digest()
     return digest
 
 
-def _freeze(value: Any) -> Any:
+class _TooDeep(Exception):
+    """Raised inside :func:`_freeze`; :func:`content_key` names the field."""
+
+
+def _freeze(value: Any, depth: int = 1) -> Any:
     """A hashable, content-equal form of a JSON-like value. Strings stay the same objects, so
-    Python's cached string hash makes a repeated lookup O(fields), not O(text)."""
+    Python's cached string hash makes a repeated lookup O(fields), not O(text). Containers
+    nested deeper than ``MAX_NESTING`` (``depth`` is the level of ``value``) raise
+    ``_TooDeep``: every later step (JSON encoding, hashing) would recurse as deep."""
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
+    if isinstance(value, (Mapping, list, tuple)) and depth > MAX_NESTING:
+        raise _TooDeep
     if isinstance(value, Mapping):
-        return tuple(sorted(((str(k), _freeze(v)) for k, v in value.items()), key=_first))
+        return tuple(
+            sorted(((str(k), _freeze(v, depth + 1)) for k, v in value.items()), key=_first)
+        )
     if isinstance(value, (list, tuple)):
-        return ("[]", *(_freeze(v) for v in value))
+        return ("[]", *(_freeze(v, depth + 1) for v in value))
     return repr(value)
 
 
@@ -130,13 +145,26 @@ def _first(pair: tuple[str, Any]) -> str:
 
 def content_key(message: Mapping[Any, Any]) -> Any:
     """The cache key of a message: its wire fields by content (``_`` keys ignored), not id().
-    Called for every message of every count, so string values skip :func:`_freeze`."""
+    Called for every message of every count, so string values skip :func:`_freeze`.
+
+    Raises `InvalidMessages` when a field nests lists or objects deeper than ``MAX_NESTING``
+    (``validate_messages`` reports the same), instead of a ``RecursionError`` later."""
     items: list[tuple[str, Any]] = []
     for key, value in message.items():
         if isinstance(key, str) and key.startswith("_"):
             continue
         name = key if isinstance(key, str) else repr(key)
-        items.append((name, value if type(value) is str else _freeze(value)))
+        if type(value) is str:
+            items.append((name, value))
+            continue
+        try:
+            items.append((name, _freeze(value)))
+        except (_TooDeep, RecursionError):  # RecursionError: a deep key's repr()
+            raise InvalidMessages(
+                f"cannot count tokens: field {json.dumps(name, ensure_ascii=False)[:80]} nests "
+                f"lists or objects deeper than {MAX_NESTING} levels; flatten it",
+                [f"field {name!r} nests deeper than {MAX_NESTING} levels"],
+            ) from None
     items.sort(key=_first)
     return tuple(items)
 
@@ -334,5 +362,11 @@ def count_tokens(
         return 0
     check_message_list(messages_or_text)
     active = counter if counter is not None else get_counter(model, mode)
-    total = sum(_DEFAULT_CACHE.measure(m, active, image_tokens).total for m in messages_or_text)
+    total = 0
+    for index, message in enumerate(messages_or_text):
+        try:
+            total += _DEFAULT_CACHE.measure(message, active, image_tokens).total
+        except InvalidMessages as exc:
+            problems = [f"message {index}: {problem}" for problem in exc.problems]
+            raise InvalidMessages(f"message {index}: {exc}", problems) from None
     return total + REPLY_PRIMING

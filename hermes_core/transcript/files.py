@@ -14,12 +14,12 @@ import os
 import stat
 import sys
 from collections.abc import Mapping, Sequence
-from typing import IO, Any
+from typing import IO, Any, Final
 
 from hermes_core.errors import TranscriptError
 from hermes_core.transcript.validation import kind_of
 
-__all__ = ["read_transcript", "write_transcript"]
+__all__ = ["check_output_path", "read_transcript", "write_transcript"]
 
 EXPECTED = 'Expected a JSON list of messages, {"messages": [...]}, or JSON Lines.'
 _EXPECTED_LINE = "Expected one message object per line (JSON Lines)."
@@ -202,6 +202,10 @@ def write_transcript(
 
     A path is replaced atomically: the whole text is built first, written to a temporary file
     in the same directory and renamed over the target, so a failure leaves the old file intact.
+    Only a regular file (new or existing) is replaced; a symbolic link to one is written
+    through (the link stays, its target is replaced). Anything else (a device such as
+    ``/dev/null``, a FIFO, a socket, a directory, a link to one of those or to nothing) is
+    refused with a `TranscriptError` before anything is written: see `check_output_path`.
     ``"-"`` writes to stdout. Keys are written as given: call `to_wire` first for API output.
     """
     if isinstance(dest, (str, os.PathLike)):
@@ -209,10 +213,11 @@ def write_transcript(
         label = "<stdout>" if path == "-" else path
     else:
         path, label = None, _stream_label(dest, "<stream>")
-    text = _serialise(messages, label, indent)
     if path is not None and path != "-":
-        _replace_file(path, text.encode("utf-8"), label)
+        target = _output_target(path, label)
+        _replace_file(target, _serialise(messages, label, indent).encode("utf-8"), label)
         return
+    text = _serialise(messages, label, indent)
     stream = sys.stdout if path == "-" else dest
     try:
         stream.write(text)  # type: ignore[union-attr]
@@ -246,6 +251,85 @@ def _first_unserialisable(items: list[Any]) -> int:
     return -1
 
 
+_NODE_KINDS: Final = (
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a directory"),
+)
+
+
+def _node_kind(mode: int) -> str:
+    for test, kind in _NODE_KINDS:
+        if test(mode):
+            return kind
+    return "not a regular file"  # pragma: no cover - doors, event ports and the like
+
+
+def check_output_path(path: str | os.PathLike[str]) -> None:
+    """Raise `TranscriptError` unless ``write_transcript`` may replace ``path``.
+
+    Replacing means a new file renamed over the old name, which would turn ``/dev/null``
+    (for root) or a FIFO into a regular file. So only a missing path, a regular file or a
+    symbolic link to a regular file passes; a device, FIFO, socket or directory, a link to
+    one, a dangling link or a link loop is refused, and nothing is changed. ``"-"`` (stdout)
+    passes."""
+    name = os.fspath(path)
+    if name != "-":
+        _output_target(name, name)
+
+
+def _output_target(path: str, label: str) -> str:
+    """The file to replace for ``path``: itself, or the final target of a symbolic link."""
+
+    def refused(what: str) -> TranscriptError:
+        return TranscriptError(
+            f"{label}: cannot write: it is {what}, not a regular file; nothing was written "
+            "(give a file path, or - for stdout)"
+        )
+
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return path  # a new file (a missing directory is reported when writing)
+    except OSError as exc:
+        raise TranscriptError(f"{label}: cannot write ({exc.strerror or exc})") from exc
+    if stat.S_ISREG(info.st_mode):
+        return path
+    if not stat.S_ISLNK(info.st_mode):
+        raise refused(_node_kind(info.st_mode))
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise refused(f"a symbolic link to a missing file ({_link_text(path)})") from None
+    except OSError as exc:  # a link loop (ELOOP), an unreadable directory on the way
+        raise refused(f"a symbolic link that cannot be followed ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise refused(f"a symbolic link to {_node_kind(info.st_mode)}")
+    return os.path.realpath(path)
+
+
+def _link_text(path: str) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:  # pragma: no cover - replaced between two system calls
+        return "?"
+
+
+def _check_still_replaceable(path: str, label: str) -> None:
+    """Refuse if ``path`` became something other than a regular file since it was checked."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else _node_kind(info.st_mode)
+        raise TranscriptError(
+            f"{label}: cannot write: it became {kind} while writing; nothing was written"
+        )
+
+
 def _replace_file(path: str, data: bytes, label: str) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     temp = os.path.join(
@@ -266,6 +350,7 @@ def _replace_file(path: str, data: bytes, label: str) -> None:
             os.fsync(handle.fileno())
         with contextlib.suppress(FileNotFoundError):
             os.chmod(temp, stat.S_IMODE(os.stat(path).st_mode))
+        _check_still_replaceable(path, label)
         os.replace(temp, path)
     except BaseException as exc:
         with contextlib.suppress(OSError):

@@ -10,11 +10,25 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-__all__ = ["KNOWN_ROLES", "kind_of", "role_of", "validate_messages"]
+__all__ = [
+    "KNOWN_ROLES",
+    "MAX_NESTING",
+    "kind_of",
+    "nesting_exceeds",
+    "role_of",
+    "validate_messages",
+]
 
 KNOWN_ROLES: Final = ("system", "developer", "user", "assistant", "tool")
 _SYSTEM_ROLES: Final = frozenset({"system", "developer"})
 _KNOWN_TEXT: Final = ", ".join(KNOWN_ROLES)
+#: How deeply lists and objects may nest in one field of a message (the field's own value is
+#: level 1: ``"content": [{"type": "text"}]`` is 2), and inside a tool call's arguments JSON.
+#: Real tool arguments and content parts nest a handful of levels; 64 leaves room for any
+#: schema while keeping every recursive walk (JSON encoding, hashing, copying) far from
+#: Python's recursion limit. Deeper values are reported by `validate_messages`, refused with
+#: `InvalidMessages` by the counters and the compressor.
+MAX_NESTING: Final = 64
 # Fields that make an assistant message meaningful even without content.
 _ASSISTANT_PAYLOADS: Final = ("tool_calls", "refusal", "function_call", "audio")
 
@@ -34,6 +48,36 @@ def kind_of(value: object) -> str:
     if isinstance(value, dict):
         return "an object"
     return f"a {type(value).__name__}"
+
+
+def nesting_exceeds(value: object, limit: int = MAX_NESTING) -> bool:
+    """Whether lists, tuples and dicts nest more than ``limit`` levels in ``value`` (a
+    container is level 1). Iterative, and it stops at the first level past the limit, so
+    a value nested thousands deep (or a cycle) costs no more than ``limit`` levels of it."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend(
+            (child, depth + 1) for child in children if isinstance(child, (dict, list, tuple))
+        )
+    return False
+
+
+def _too_deep_fields(msg: Mapping[Any, Any]) -> list[str]:
+    """The fields of ``msg`` whose values nest deeper than `MAX_NESTING`, in order."""
+    return [
+        key if isinstance(key, str) else repr(key)
+        for key, value in msg.items()
+        if isinstance(value, (dict, list, tuple)) and nesting_exceeds(value)
+    ]
 
 
 def _show(text: str, limit: int = 60) -> str:
@@ -82,10 +126,17 @@ def _arguments_problem(args: object) -> str | None:
             f"is not valid JSON ({exc.msg} at column {exc.colno}); "
             'it must be a JSON object string such as "{}"'
         )
-    except (ValueError, RecursionError) as exc:
+    except RecursionError:
+        return (
+            f"is not valid JSON here: it nests deeper than {MAX_NESTING} levels (too deep to "
+            "parse); flatten the arguments"
+        )
+    except ValueError as exc:
         return f"is not valid JSON ({type(exc).__name__}); it must be a JSON object string"
     if not isinstance(parsed, dict):
         return f'must be a JSON object, got {kind_of(parsed)}; wrap the values in "{{...}}"'
+    if nesting_exceeds(parsed):
+        return f"nests deeper than {MAX_NESTING} levels; flatten the arguments"
     return None
 
 
@@ -131,6 +182,12 @@ class _Validator:
             self.add(i, f"expected a message object with a role, got {kind_of(msg)}")
             self.close(i)
             return
+        for field in _too_deep_fields(msg):
+            self.add(
+                i,
+                f"{_show(field)} nests lists or objects deeper than {MAX_NESTING} levels; "
+                "flatten it",
+            )
         role = msg.get("role")
         if role != "tool":
             self.close(i)

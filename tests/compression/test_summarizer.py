@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fake_openai import FakeLLM, answer, disconnect, hang, http_error, raw, unused_port
 
+from hermes_core.compression.assemble import is_summary_message
+from hermes_core.compression.engine import Compressor
 from hermes_core.compression.prompts import (
     SECTIONS,
     first_prompt,
@@ -19,7 +23,7 @@ from hermes_core.compression.summarizer import (
     check_summary,
     strip_reasoning,
 )
-from hermes_core.config.settings import AuxiliaryCompressionSettings, ModelSettings
+from hermes_core.config.settings import AuxiliaryCompressionSettings, ModelSettings, Settings
 from hermes_core.llm import LLMError
 
 SUMMARY = "## Goal\nFix the build.\n\n## Relevant Files\n- src/app.py"
@@ -320,3 +324,129 @@ def test_endpoint_choice() -> None:
     assert on_main.primary.timeout == 7
     assert on_main.fallback.model == "big"
     assert "MAIN_KEY" not in repr(on_main)
+
+
+# --- the summary is redacted before it enters the transcript (issue 11 §4.1) -------------------
+
+LEAKED_KEY = "sk-proj-" + "Qw3Er5Ty7Ui9Op1As3Df5Gh7Jk9Lz" * 2
+LEAKED_PASSWORD = "hunter2"
+LEAKED_SECRETS = (LEAKED_KEY, LEAKED_PASSWORD, "S3cr3tPw", "AKIAIOSFODNN7EXAMPLE")
+LEAKY_SUMMARY = (
+    "## Goal\nDeploy the app.\n\n## Critical Context\n"
+    f"- The OpenAI key is {LEAKED_KEY}\n- The admin password: {LEAKED_PASSWORD}\n"
+    "- mysql -uroot -pS3cr3tPw app_db\n"
+    "- AWS key ＡＫＩＡＩＯＳＦＯＤＮＮ７ＥＸＡＭＰＬＥ (full width)"
+)
+
+
+def _session_with_secrets() -> list[dict[str, Any]]:
+    """A long session whose middle holds secrets in shapes redact() learned in issue 11."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding agent."}]
+    for turn in range(40):
+        call = {
+            "id": f"c{turn}",
+            "type": "function",
+            "function": {
+                "name": "terminal",
+                "arguments": json.dumps({"command": f"mysql -uroot -pS3cr3tPw -e 'select {turn}'"}),
+            },
+        }
+        messages += [
+            {"role": "user", "content": f"step {turn}: the db password={LEAKED_PASSWORD}"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": f"c{turn}", "content": "ok\n" + "row " * 300},
+        ]
+    messages.append({"role": "user", "content": "carry on"})
+    return messages
+
+
+def _assert_no_secret(result: Any, compressor: Any) -> str:
+    assert result.status == "compressed", result.reason
+    summary = next(m for m in result.messages if is_summary_message(m))
+    # the head and tail are the caller's own messages, kept as they were; the summary is new
+    out = json.dumps(summary, ensure_ascii=False) + (result.summary or "")
+    out += compressor.previous_summary or ""
+    for secret in LEAKED_SECRETS:
+        assert secret not in out, secret
+    assert "ＡＫＩＡ" not in summary["content"]
+    return str(summary["content"])
+
+
+def _llm_settings(server: FakeLLM) -> Settings:
+    settings = Settings()
+    settings.auxiliary.compression.base_url = server.base_url
+    settings.auxiliary.compression.model = "aux-model"
+    settings.auxiliary.compression.timeout = 2.0
+    return settings
+
+
+def test_the_llm_summary_is_redacted(fake_llm: FakeLLM) -> None:
+    fake_llm.script(answer(LEAKY_SUMMARY))
+    compressor = Compressor(_llm_settings(fake_llm), context_length=16_000)
+    result = compressor.compress(_session_with_secrets(), force=True)
+    assert result.summarizer == "llm"
+    content = _assert_no_secret(result, compressor)
+    assert "The OpenAI key is [REDACTED:openai_key]" in content
+    assert "The admin password: [REDACTED:secret_assignment]" in content
+    assert "-p[REDACTED:cli_password]" in content  # in the prose and in the ledger
+    assert "[REDACTED:aws_access_key]" in content
+    assert "Deploy the app." in content  # the rest is kept
+    for request in fake_llm.requests:  # and nothing went out either
+        for secret in LEAKED_SECRETS:
+            assert secret not in request.text
+
+
+def test_a_plugin_summary_is_redacted(tmp_path: Path) -> None:
+    from hermes_core import hookimpl
+    from hermes_core.compression.hooks import host_hooks
+    from hermes_core.testing import make_host
+
+    class LeakySummariser:
+        @hookimpl
+        def summarize_middle(self, messages: list[Any]) -> str:
+            return LEAKY_SUMMARY
+
+    host = make_host(tmp_path)
+    host.plugins.register(LeakySummariser(), name="leaky")
+    compressor = Compressor(
+        host.settings, context_length=16_000, hooks=host_hooks(host.plugins, mode="llm")
+    )
+    result = compressor.compress(_session_with_secrets(), force=True)
+    assert result.summarizer == "llm"
+    _assert_no_secret(result, compressor)
+
+
+def test_a_summariser_function_and_its_error_are_redacted() -> None:
+    compressor = Compressor(None, context_length=16_000, summarizer=lambda *_a: LEAKY_SUMMARY)
+    _assert_no_secret(compressor.compress(_session_with_secrets(), force=True), compressor)
+
+    def failing(*_args: Any) -> str:
+        raise RuntimeError(f"upstream rejected token={LEAKED_KEY}")
+
+    events: list[Any] = []
+    compressor = Compressor(None, context_length=16_000, summarizer=failing, on_event=events.append)
+    result = compressor.compress(_session_with_secrets(), force=True)
+    assert result.summarizer == "fallback"
+    _assert_no_secret(result, compressor)
+    assert LEAKED_KEY not in repr(events) and "[REDACTED:openai_key]" in repr(events)
+
+
+def test_the_fallback_summary_and_its_ledger_are_redacted() -> None:
+    compressor = Compressor(None, context_length=16_000, summarizer="fallback")
+    result = compressor.compress(_session_with_secrets(), force=True)
+    assert result.summarizer == "fallback"
+    content = _assert_no_secret(result, compressor)
+    assert "mysql -uroot -p[REDACTED:cli_password]" in content  # the ledger's command
+
+
+def test_a_previous_summary_ledger_with_secrets_is_not_carried_on() -> None:
+    """A summary written by an older version (or edited by hand) may hold what redact() now
+    knows: merging its ledger into the new summary must not carry that on."""
+    compressor = Compressor(None, context_length=16_000, summarizer="fallback")
+    compressor.previous_summary = (
+        "## Goal\nOld goal, admin password: hunter2\n\n## Anchors (carried verbatim)\n"
+        "Commands:\n- mysql -uroot -pS3cr3tPw old_db\n- curl -u me --password hunter2 x"
+    )
+    result = compressor.compress(_session_with_secrets(), force=True)
+    content = _assert_no_secret(result, compressor)
+    assert "old_db" in content  # the anchor itself is carried on, without its password

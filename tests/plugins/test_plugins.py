@@ -511,3 +511,62 @@ def test_a_refused_second_provider_is_shut_down(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="two external memory providers"):
         host.plugins.register(second, name="second")
     assert second.closed is True
+
+
+# --- failures never print a secret (issue 11 §4.3) ---------------------------------------------
+
+LEAKY_TOKEN = "ghp_" + "Zq7Xw2Vb9Nm4Lk8Jh3Gf6Ds1Aa5Pp0Oo1Ii2"
+
+
+class Leaky:
+    """A plugin whose error quotes a request, as provider SDK errors do."""
+
+    @hookimpl
+    def prune_tool_result(self) -> str:
+        try:
+            raise ValueError(f"upstream said: bad header Authorization: Bearer {LEAKY_TOKEN}")
+        except ValueError as cause:
+            raise RuntimeError(f"call failed with token={LEAKY_TOKEN}") from cause
+
+    @hookimpl
+    def scan_threat(self, content: str) -> list[Finding]:
+        raise RuntimeError(f"scanner failed for api_key={LEAKY_TOKEN}")
+
+
+def test_failure_logs_at_debug_carry_a_redacted_traceback(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    host = make_host(tmp_path)
+    host.plugins.register(Leaky(), name="leaky")
+    with caplog.at_level(logging.DEBUG, logger="hermes_context.plugins"):
+        assert prune(host) is None
+        assert prune(host) is None  # the second failure logs at DEBUG only
+    records = [r for r in caplog.records if r.name == "hermes_context.plugins"]
+    assert records and all(r.exc_info is None for r in records)  # nothing raw for a handler
+    assert LEAKY_TOKEN not in caplog.text
+    tracebacks = [r.getMessage() for r in records if "traceback" in r.getMessage()]
+    assert len(tracebacks) == 2
+    for text in tracebacks:
+        assert "Traceback (most recent call last)" in text
+        assert "RuntimeError: call failed with token=[REDACTED:github_token]" in text
+        assert "ValueError" in text and "direct cause" in text  # the chain is kept
+    assert host.plugins.call_errors[0].error.args[0].endswith(LEAKY_TOKEN)  # in-process only
+
+
+def test_failure_traceback_is_not_built_above_debug(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    host = make_host(tmp_path)
+    host.plugins.register(Leaky(), name="leaky")
+    with caplog.at_level(logging.WARNING, logger="hermes_context.plugins"):
+        prune(host)
+    assert [r.levelno for r in caplog.records] == [logging.WARNING]
+    assert LEAKY_TOKEN not in caplog.text and "[REDACTED:github_token]" in caplog.text
+
+
+def test_failing_scanner_finding_is_redacted(tmp_path: Path) -> None:
+    host = make_host(tmp_path)
+    host.plugins.register(Leaky(), name="leaky")
+    (finding,) = host.plugins.call("scan_threat", content="hello", scope="strict")
+    assert finding.pattern_id == "scanner-error"
+    assert LEAKY_TOKEN not in repr(finding) and "[REDACTED:github_token]" in repr(finding)

@@ -726,3 +726,69 @@ def test_estimate_recosts_random_digit_and_space_runs(o200k: TokenCounter) -> No
 
 def _naive_space_cost(text: str) -> float:
     return 0.19 * len(text)
+
+
+# --- nesting deeper than the limit is InvalidMessages, never RecursionError (issue 11 §4.5) ----
+
+
+def _nested(depth: int, *, as_list: bool = False) -> Any:
+    value: Any = "leaf"
+    for _ in range(depth):
+        value = [value] if as_list else {"k": value}
+    return value
+
+
+def _deep_messages(depth: int) -> dict[str, list[dict[str, Any]]]:
+    def calls(arguments: Any) -> list[dict[str, Any]]:
+        call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": arguments}}
+        return [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+        ]
+
+    return {
+        "content part": [
+            {"role": "user", "content": [{"type": "text", "text": "hi", "x": _nested(depth)}]}
+        ],
+        "content list": [{"role": "user", "content": [_nested(depth, as_list=True)]}],
+        "arguments object": calls(_nested(depth)),
+        "extra key": [{"role": "user", "content": "q", "meta": _nested(depth)}],
+        "extra key list": [{"role": "user", "content": "q", "meta": _nested(depth, as_list=True)}],
+    }
+
+
+@pytest.mark.parametrize("depth", [500, 5_000])
+@pytest.mark.parametrize("place", sorted(_deep_messages(1)))
+def test_deep_messages_are_invalid_for_every_counter(depth: int, place: str) -> None:
+    messages = _deep_messages(depth)[place]
+    index = len(messages) - 1 if place != "arguments object" else 1
+    for counter in (EstimateCounter(), None):
+        with pytest.raises(InvalidMessages) as info:
+            count_tokens(messages, counter=counter)
+        message = str(info.value)
+        assert message.startswith(f"message {index}: ") and "deeper than 64 levels" in message
+        assert "\n" not in message and info.value.problems
+    with pytest.raises(InvalidMessages):
+        message_tokens(messages[index], EstimateCounter())
+    try:  # a digest needs no depth limit, but must not crash past the encoder's
+        assert len(message_digest(messages[index])) == 16
+    except InvalidMessages as exc:
+        assert depth > 1_000 and "deeper than 64 levels" in str(exc)
+
+
+def test_deep_argument_strings_are_text_to_the_counter() -> None:
+    """An arguments string is counted as text, not parsed: no depth to hit (validate reports it)."""
+    deep = '{"a":' * 5_000 + "1" + "}" * 5_000
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": deep}}
+    messages = [{"role": "assistant", "content": None, "tool_calls": [call]}]
+    assert count_tokens(messages, counter=EstimateCounter()) > 5_000
+
+
+def test_nesting_at_the_limit_still_counts() -> None:
+    messages = [{"role": "user", "content": "q", "meta": _nested(64)}]
+    assert count_tokens(messages, counter=EstimateCounter()) > 0
+    cyclic: dict[str, Any] = {"role": "user", "content": "q"}
+    cyclic["self"] = cyclic
+    with pytest.raises(InvalidMessages, match="deeper than 64 levels"):
+        count_tokens([cyclic], counter=EstimateCounter())

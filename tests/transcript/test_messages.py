@@ -689,3 +689,84 @@ def test_validation_is_linear() -> None:
         messages += [user(), assistant(*ids), *map(result, reversed(ids))]
     assert validate_messages(messages) == []
     assert len(turn_groups(messages)) == 1 + 2 * 5_000
+
+
+# ---------------------------------------------------------------- nesting depth (issue 11 §4.5)
+
+
+def nested_dict(depth: int) -> Any:
+    value: Any = "leaf"
+    for _ in range(depth):
+        value = {"k": value}
+    return value
+
+
+def nested_list(depth: int) -> Any:
+    value: Any = "leaf"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def deep_transcripts(depth: int) -> dict[str, list[Msg]]:
+    """Transcripts valid but for one value nested ``depth`` levels, in each place one can hide."""
+    text = '{"a":' * depth + "1" + "}" * depth
+    return {
+        "content part": [user([{"type": "text", "text": "hi", "extra": nested_dict(depth)}])],
+        "content list": [user([{"type": "text", "text": "hi"}, *nested_list(depth)])],
+        "arguments object": [
+            user(),
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [call("c1", arguments=nested_dict(depth))],
+            },
+            result("c1"),
+        ],
+        "arguments string": [
+            user(),
+            {"role": "assistant", "content": None, "tool_calls": [call("c1", arguments=text)]},
+            result("c1"),
+        ],
+        "extra key": [{**user(), "metadata": nested_dict(depth)}],
+        "extra key list": [{**user(), "metadata": nested_list(depth)}],
+    }
+
+
+@pytest.mark.parametrize("depth", [500, 5_000])
+@pytest.mark.parametrize("place", sorted(deep_transcripts(1)))
+def test_nesting_deeper_than_the_limit_is_a_problem(depth: int, place: str) -> None:
+    messages = deep_transcripts(depth)[place]
+    problems = validate_messages(messages)
+    deep = [p for p in problems if "deeper than 64 levels" in p]
+    assert deep, problems
+    assert all("\n" not in p and p.startswith("message ") for p in problems)
+
+
+def test_nesting_up_to_the_limit_is_fine() -> None:
+    from hermes_core.transcript.validation import MAX_NESTING, nesting_exceeds
+
+    assert MAX_NESTING == 64
+    # the field's value is level 1: a content list holding 63 more levels is at the limit
+    at_limit = [user([{"type": "text", "text": "hi", "extra": nested_dict(MAX_NESTING - 2)}])]
+    assert validate_messages(at_limit) == []
+    arguments = json.dumps(nested_dict(MAX_NESTING))
+    fine = [
+        user(),
+        {"role": "assistant", "content": None, "tool_calls": [call("c1", arguments=arguments)]},
+        result("c1"),
+    ]
+    assert validate_messages(fine) == []
+    over = [user([{"type": "text", "text": "hi", "extra": nested_dict(MAX_NESTING - 1)}])]
+    assert validate_messages(over) == [
+        'message 0: "content" nests lists or objects deeper than 64 levels; flatten it'
+    ]
+    assert not nesting_exceeds(nested_list(64)) and nesting_exceeds(nested_list(65))
+    assert not nesting_exceeds("x" * 10) and not nesting_exceeds(None)
+
+
+def test_a_cycle_is_too_deep_not_a_hang() -> None:
+    loop: dict[str, Any] = {"type": "text", "text": "hi"}
+    loop["self"] = loop
+    problems = validate_messages([user([loop])])
+    assert any("deeper than 64 levels" in p for p in problems)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
 import stat
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -375,3 +377,155 @@ def test_write_read_round_trip_property(tmp_path: Path, messages: list[dict[str,
     path = tmp_path / "rt.json"
     write_transcript(messages, path)
     assert read_transcript(path) == messages
+
+
+# --- writing never replaces what is not a regular file (issue 11 §4.4) -------------------------
+
+
+@contextlib.contextmanager
+def _dev_null_kept() -> Iterator[os.stat_result]:
+    """Yield the stat of /dev/null; afterwards fail unless it is the same character device.
+
+    Should the code under test regress and replace it with a regular file (as root it can),
+    the device is put back first (``mknod``, then a rename over the file), so one failing
+    test cannot break every later ``> /dev/null`` on the machine."""
+    before = os.lstat(os.devnull)
+    try:
+        yield before
+    finally:
+        after = os.lstat(os.devnull)
+        same = (after.st_ino, after.st_mode, after.st_rdev) == (
+            before.st_ino,
+            before.st_mode,
+            before.st_rdev,
+        )
+        if not stat.S_ISCHR(after.st_mode) and stat.S_ISCHR(before.st_mode):
+            spare = os.devnull + ".restore"
+            os.mknod(spare, 0o666 | stat.S_IFCHR, before.st_rdev)
+            os.chmod(spare, 0o666)
+            os.replace(spare, os.devnull)
+        assert same, "/dev/null was replaced (and has been put back)"
+
+
+def _refused(dest: Path | str, what: str) -> None:
+    with pytest.raises(TranscriptError) as info:
+        write_transcript(MESSAGES, dest)
+    message = str(info.value)
+    assert "\n" not in message and what in message and "nothing was written" in message
+
+
+def _listing(directory: Path) -> dict[str, tuple[int, int]]:
+    """Name -> (inode, mode) of every entry, links not followed: "nothing changed" means equal."""
+    return {p.name: (p.lstat().st_ino, p.lstat().st_mode) for p in directory.iterdir()}
+
+
+def test_a_fifo_is_refused_and_stays_a_fifo(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    before = _listing(tmp_path)
+    _refused(fifo, "is a FIFO (named pipe), not a regular file")
+    assert _listing(tmp_path) == before and stat.S_ISFIFO(fifo.lstat().st_mode)
+
+
+def test_dev_null_is_refused_and_left_alone() -> None:
+    with _dev_null_kept() as before:
+        assert stat.S_ISCHR(before.st_mode)
+        _refused(os.devnull, "is a character device")
+    assert not [name for name in os.listdir("/dev") if name.startswith(".null.")]  # no temp
+
+
+def test_a_socket_is_refused(tmp_path: Path) -> None:
+    import socket
+
+    path = tmp_path / "s"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        _refused(path, "is a socket")
+    assert stat.S_ISSOCK(path.lstat().st_mode)
+
+
+def test_a_symlink_to_a_file_is_written_through(tmp_path: Path) -> None:
+    real = tmp_path / "real.json"
+    real.write_text("old")
+    real.chmod(0o640)
+    link = tmp_path / "link.json"
+    link.symlink_to(real.name)  # relative, as ln -s usually makes them
+    write_transcript(MESSAGES, link)
+    assert link.is_symlink() and os.readlink(link) == real.name  # the link stays
+    assert json.loads(real.read_text()) == MESSAGES  # its target was replaced
+    assert stat.S_IMODE(real.stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "real.json"]
+
+
+def test_a_chain_of_symlinks_is_written_through_to_its_end(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    real = tmp_path / "sub" / "real.json"
+    real.write_text("old")
+    (tmp_path / "one").symlink_to(real)
+    (tmp_path / "two").symlink_to(tmp_path / "one")
+    write_transcript(MESSAGES, tmp_path / "two")
+    assert json.loads(real.read_text()) == MESSAGES
+    assert (tmp_path / "one").is_symlink() and (tmp_path / "two").is_symlink()
+    assert sorted(p.name for p in (tmp_path / "sub").iterdir()) == ["real.json"]
+
+
+@pytest.mark.parametrize(
+    ("make", "what"),
+    [
+        (lambda d: os.mkfifo(d / "target"), "symbolic link to a FIFO (named pipe)"),
+        (lambda d: (d / "target").mkdir(), "symbolic link to a directory"),
+        (lambda d: None, "symbolic link to a missing file"),
+    ],
+    ids=["to a fifo", "to a directory", "dangling"],
+)
+def test_a_symlink_to_anything_else_is_refused(tmp_path: Path, make: Any, what: str) -> None:
+    make(tmp_path)
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "target")
+    before = _listing(tmp_path)
+    _refused(link, what)
+    assert _listing(tmp_path) == before
+    assert not (tmp_path / "target").exists() or not (tmp_path / "target").is_file()
+
+
+def test_a_symlink_to_dev_null_is_refused(tmp_path: Path) -> None:
+    link = tmp_path / "out.json"
+    link.symlink_to(os.devnull)
+    with _dev_null_kept():
+        _refused(link, "symbolic link to a character device")
+    assert link.is_symlink()
+
+
+def test_a_symlink_loop_is_refused(tmp_path: Path) -> None:
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    _refused(loop, "symbolic link that cannot be followed")
+    assert loop.is_symlink()
+
+
+def test_check_output_path_is_the_same_check(tmp_path: Path) -> None:
+    from hermes_core.transcript.files import check_output_path
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(TranscriptError, match="FIFO"):
+        check_output_path(fifo)
+    for fine in (tmp_path / "new.json", "-"):
+        check_output_path(fine)
+    (tmp_path / "file.json").write_text("x")
+    check_output_path(tmp_path / "file.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file.json", "pipe"]
+
+
+# --- deep nesting is a clean error when reading (issue 11 §4.5) -------------------------------
+
+
+@pytest.mark.parametrize("depth", [5_000, 200_000])
+def test_deep_message_fields_are_a_one_line_error(tmp_path: Path, depth: int) -> None:
+    deep = '{"a":' * depth + "1" + "}" * depth
+    for name, text in {
+        "list.json": f'[{{"role": "user", "content": "x", "meta": {deep}}}]',
+        "lines.jsonl": f'{{"role": "user", "content": "x"}}\n{{"role": "user", "x": {deep}}}\n',
+    }.items():
+        message = read_error(write(tmp_path, name, text))
+        assert "nested too deeply" in message and "\n" not in message
