@@ -6,19 +6,27 @@ and the blocked-entry notice in the system prompt refer to them.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Final
 
 from hermes_core.threats import (
+    codeleak,
+    crosslingual,
+    deceit,
     exfil,
     foreign,
     markup,
     multilingual,
     override,
+    paraphrase,
     persist,
+    persona,
     role,
     secrets,
+    triggers,
 )
-from hermes_core.threats.rules import EVERYWHERE, NOT_ALL, SCOPES, STRICT_ONLY, Rule
+from hermes_core.threats.context import combine, described, mention, rehearsal, trivial
+from hermes_core.threats.rules import EVERYWHERE, NOT_ALL, SCOPES, STRICT_ONLY, Rule, Veto
 
 #: Reported by the Unicode and size checks in :mod:`hermes_core.threats.scan`, not by a regex.
 SPECIAL: Final = {
@@ -55,10 +63,22 @@ SPECIAL: Final = {
             EVERYWHERE,
         ),
         Rule(
+            "homoglyph_leetspeak",
+            "homoglyph",
+            "a threat pattern spelled with digits for letters or texting spellings (1gn0r3, u r)",
+            EVERYWHERE,
+        ),
+        Rule(
             "homoglyph_mixed_script",
             "homoglyph",
             "a word mixing Latin letters with Cyrillic or Greek look-alikes",
             STRICT_ONLY,
+        ),
+        Rule(
+            "encoded_payload",
+            "hidden_markup",
+            "a threat pattern inside base64- or rot13-encoded text",
+            EVERYWHERE,
         ),
         Rule(
             "oversized_input",
@@ -69,15 +89,49 @@ SPECIAL: Final = {
     )
 }
 
-MATCHERS: Final[tuple[Rule, ...]] = (
-    *override.RULES,
-    *foreign.RULES,
-    *role.RULES,
-    *multilingual.RULES,
-    *exfil.RULES,
-    *persist.RULES,
-    *markup.RULES,
-    *secrets.RULES,
+#: Vetoes beyond the default (a quoted mention, for every regex rule): a role-play the
+#: user asked to rehearse, a trivial change the user need not hear about, a command the
+#: note describes rather than orders.
+_VETOES: Final[dict[str, Veto]] = {
+    "role_you_are_now": combine(mention, rehearsal),
+    "role_pretend": combine(mention, rehearsal),
+    "role_act_as": combine(mention, rehearsal),
+    "role_new_name": combine(mention, rehearsal),
+    "deception_hide_from_user": combine(mention, trivial),
+    "secret_read_file": combine(mention, described),
+    "secret_read_view": combine(mention, described),
+}
+#: Language-independent checks that widen an existing id (see :mod:`crosslingual`).
+_CHECKS: Final = {
+    "exfil_send_to_url": crosslingual.SEND_SECRET,
+    "c2_tasking": crosslingual.POLL_AND_RUN,
+    "persistence_agent_config": crosslingual.PLANT_RULE,
+}
+
+
+def _completed(rule: Rule) -> Rule:
+    veto = rule.veto or _VETOES.get(rule.id) or (mention if rule.variants else None)
+    return replace(rule, veto=veto, check=rule.check or _CHECKS.get(rule.id))
+
+
+MATCHERS: Final[tuple[Rule, ...]] = tuple(
+    _completed(rule)
+    for rule in (
+        *override.RULES,
+        *paraphrase.RULES,
+        *foreign.RULES,
+        *crosslingual.RULES,
+        *triggers.RULES,
+        *role.RULES,
+        *persona.RULES,
+        *multilingual.RULES,
+        *deceit.RULES,
+        *exfil.RULES,
+        *codeleak.RULES,
+        *persist.RULES,
+        *markup.RULES,
+        *secrets.RULES,
+    )
 )
 
 ALL_RULES: Final = {rule.id: rule for rule in (*SPECIAL.values(), *MATCHERS)}

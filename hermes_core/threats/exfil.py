@@ -143,6 +143,8 @@ _CREDENTIAL_FILE = (
     r"|wallet\.dat\b|\.keystore\b|\.p12\b|\.pfx\b|service[-_]account[\w.-]{0,40}\.json"
     r"|token\.json\b|all\s{1,3}(?:the\s{1,3})?(?:environment\s{1,3}variables|env\s{1,3}vars))"
 )
+#: A credential file named in text (public: the code and cross-language checks use it).
+CREDENTIAL_FILE: Final = _CREDENTIAL_FILE
 _OPEN = alt(
     "open", "copy", "cp", "load", "source", "parse", "inspect", "look at", "go to", "find",
     "read", "cat", "type", "head", "tail", "grep", "view", "less", "more",
@@ -168,11 +170,13 @@ _SECRET_READ = (
 )
 
 _SECRET_VIEW = rf"{IMP}{RUN}{_VIEW}{SEP}{fill(6, _VIEW)}[~$%\\/]{{0,3}}{_CREDENTIAL_FILE}"
-_FILE_NEEDLES = (
+#: Substrings one of which any credential-file reference contains (a cheap pre-test).
+FILE_NEEDLES: Final = (
     ".env|netrc|pgpass|npmrc|pypirc|yarnrc|credential|config|id_|.ssh|shadow|sudoers|"
     "history|vault|htpasswd|my.cnf|secret|private|keychain|wallet|keystore|.p12|.pfx|"
     "account|token.json|environment|env var"
 )
+_FILE_NEEDLES = FILE_NEEDLES
 
 RULES: Final = (
     Rule(

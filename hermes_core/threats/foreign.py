@@ -144,6 +144,17 @@ _TRANSLATE_EXECUTE = (
     r"|decrypting)\b"
 )
 
+#: Decoding an opaque blob straight into a shell or an evaluator.
+_DECODE_PIPE = (
+    r"\bbase64\s{1,3}(?:-d|--decode|-D)\b[^\n|]{0,40}\|\s{0,3}(?:sudo\s{1,3})?(?:ba|z|da)?sh\b"
+    r"|\bbase64\s{1,3}(?:-d|--decode|-D)\b[^\n|]{0,40}\|\s{0,3}(?:python3?|perl|ruby|node)\b"
+    r"|\beval\s{0,3}[\"'(]{0,3}\$\(\s{0,3}echo\b[^\n)]{0,300}?base64\s{1,3}(?:-d|--decode)"
+    r"|frombase64string[^\n]{0,200}?(?:\biex\b|invoke-expression)"
+    r"|(?:\biex\b|invoke-expression)[^\n]{0,200}?frombase64string"
+    r"|\b(?:eval|exec|function)\s{0,3}\(\s{0,3}(?:atob|base64_decode|base64\.b64decode"
+    r"|buffer\.from|codecs\.decode)\b"
+)
+
 RULES: Final = (
     Rule(
         "override_foreign_language",
@@ -200,6 +211,7 @@ RULES: Final = (
                 ),
                 also="execut|follow|obey|perform|carry|act on|comply|apply|run|do what|do as|treat",
             ),
+            variant(_DECODE_PIPE, "base64|atob"),
         ),
     ),
 )

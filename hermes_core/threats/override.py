@@ -65,8 +65,10 @@ _AFTER_NOUN = (
     r"|are\s{1,3}following|follow|got|received|had|have)(?:\s{1,3}(?:with|before|so\s{1,3}far"
     r"|until\s{1,3}now))?)"
 )
+#: "Don't forget your guidelines" reinforces them.
+_NOT_NEGATED = r"(?<!n't\s)(?<!n’t\s)(?<!not\s)(?<!never\s)"
 _IGNORE_PREVIOUS = (
-    rf"\b{_VERB}{SEP}(?:{fill(10, _VERB)}(?:{_STRONG}{SEP}{fill(3)}{_OBJECT}\b"
+    rf"{_NOT_NEGATED}\b{_VERB}{SEP}(?:{fill(10, _VERB)}(?:{_STRONG}{SEP}{fill(3)}{_OBJECT}\b"
     rf"|{_WEAK}{SEP}{fill(3)}{_OBJECT}\b{_SOURCE_AFTER})"
     rf"|{fill(3)}(?:everything|anything|all|what|whatever){SEP}{fill(2)}"
     rf"(?:you|you['’]ve|i|they|we){SEP}(?:were|was|have|had|got|['’]ve)?{SEP}?"
@@ -189,7 +191,8 @@ _DISCLOSED = (
     r"|(?:the\s{1,3})?user\s{1,3}profile)"
 )
 _LEAK = (
-    rf"\b{_LEAK_VERB}{SEP}{fill(6, _LEAK_VERB)}{_OWN}{SEP}{fill(3)}{_OWN_THING}\b"
+    rf"(?<!\ba\s)(?<!\bthe\s)(?<!\ban\s)\b{_LEAK_VERB}{SEP}{fill(6, _LEAK_VERB)}{_OWN}{SEP}"
+    rf"{fill(3)}{_OWN_THING}\b"
     rf"|{IMP}{_LEAK_VERB}{SEP}{fill(4, _LEAK_VERB)}{_HIDDEN_PROMPT}\b"
     rf"|\b{_DISCLOSE}{SEP}{fill(4, _DISCLOSE)}{_DISCLOSED}"
     rf"|\b{_LEAK_VERB}{SEP}{fill(4, _LEAK_VERB)}{_PROMPTISH}{SEP}{fill(6)}{_VERBATIM}"

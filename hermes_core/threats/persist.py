@@ -24,7 +24,7 @@ _WRITE = alt(
     "save", "store", "place", "paste", "copy", "set", "include", "record", "plant", "commit",
     "install", "drop", "upload", "push", "cat", "printf", "tee", "adjust", "alter", "configure",
 )  # fmt: skip
-_REDIRECT = r"(?:>>?|\btee(?:\s{1,3}-a)?)\s{0,3}[\"']?[\w~/.$%\\{}-]{0,80}?"
+_REDIRECT = r"(?:>>?|\btee(?:\s{1,3}-a)?)\s{0,3}[\"']?[\w~/.$%\\{}*?-]{0,80}?"
 _FOREIGN = (
     r"(?:(?:this|these|the\s{1,3}following|following|it|them|the\s{1,3}below|below|my|our"
     r"|attacker['’]?s?|a\s{1,3}new\s{1,3}(?:rule|line|instruction))\b"
@@ -82,7 +82,7 @@ _STARTUP = (
     r"|/etc/profile|rc\.local|\bcrontab\b|/etc/cron|\bcron\s{1,3}(?:job|entry)|@reboot"
     r"|\.config/autostart|launchagents|launchdaemons|systemd\s{1,3}(?:service|unit|timer)"
     r"|/etc/systemd|startup\s{1,3}(?:script|item|folder)|login\s{1,3}item|scheduled\s{1,3}task"
-    r"|\bschtasks\b|currentversion\\+run|\.git/hooks|git\s{1,3}hook|post-checkout|pre-commit"
+    r"|\bschtasks\b|currentversion\\{1,2}run|\.git/hooks|git\s{1,3}hook|post-checkout|pre-commit"
     r"\s{1,3}hook)"
 )
 _STARTUP_PAYLOAD = rf"{_STARTUP}[^\n]{{0,200}}?{_DOWNLOADER}|{_DOWNLOADER}[^\n]{{0,200}}?{_STARTUP}"
@@ -155,7 +155,7 @@ _REVERSE_SHELL = (
     r"/dev/(?:tcp|udp)/|\bnc(?:at)?\s{1,3}(?:-\w{1,4}\s{1,3}){0,4}?-\w{0,3}e\s"
     r"|\bbash\s{1,3}-i\s{0,3}>&|\bmkfifo\b[^\n]{0,100}?\bnc\b|\bsocat\b[^\n]{0,100}?\bexec:"
     r"|\bpowershell(?:\.exe)?\s{1,3}(?:-\w{1,20}\s{1,3}){0,4}?-e(?:nc(?:odedcommand)?)?"
-    r"\s{1,3}[A-Za-z0-9+/=]{20,}"
+    r"\s{1,3}[A-Za-z0-9+/=]{20,4000}"
     r"|\biex\s{0,3}\(\s{0,3}(?:new-object|iwr|irm|invoke-webrequest|invoke-restmethod)"
     r"|\b(?:reverse|bind)\s{1,3}shell\s{1,3}(?:to|on|back|at)\b"
     r"|\bssh\s{1,3}(?:-\w{1,6}\s{1,3}){0,4}?-\w{0,5}R\s{0,3}(?:[\w.]{1,60}:)?\d{1,5}:"

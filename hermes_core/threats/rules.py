@@ -82,6 +82,14 @@ class View:
         return found
 
 
+#: ``veto(text, start, end)``: whether the match at ``text[start:end]`` is not an
+#: instruction after all (a quoted example in a note about an article, a rehearsal).
+Veto = Callable[[str, int, int], bool]
+#: At most this many matches of one variant are offered to its veto; past that the rule
+#: reports the last one (fails closed), so the work stays bounded.
+MAX_VETOED = 16
+
+
 @dataclass(frozen=True)
 class Rule:
     """One pattern: ``find(text, lower)`` gives the matched snippet or ``None``.
@@ -91,6 +99,8 @@ class Rule:
     match). ``check`` is a function for what a regex cannot say alone. ``fold`` says
     whether the rule also reads the look-alike-folded view (Latin wording) or only the
     NFKC one (wording in Cyrillic, Chinese, Japanese, which folding would garble).
+    ``veto`` drops a variant's match that turns out not to instruct (see
+    :mod:`hermes_core.threats.context`); ``check`` functions apply their own.
     """
 
     id: str
@@ -101,6 +111,7 @@ class Rule:
     fold: bool = True
     cased: bool = False
     check: Matcher | None = field(default=None, compare=False)
+    veto: Veto | None = field(default=None, compare=False)
 
     def find(self, view: View) -> str | None:
         """The snippet of ``view``'s text this rule matches, or ``None``."""
@@ -109,12 +120,20 @@ class Rule:
         for groups, pattern in self.variants:
             if not all(any(view.has(needle) for needle in group) for group in groups):
                 continue
-            match = pattern.search(target)
+            match = self._first(pattern, target, lower)
             if match is not None:
                 if target is lower and len(lower) == len(text):
                     return text[match.start() : match.end()]
                 return match.group()
         return self.check(text) if self.check is not None else None
+
+    def _first(self, pattern: re.Pattern[str], target: str, lower: str) -> re.Match[str] | None:
+        if self.veto is None:
+            return pattern.search(target)
+        for count, match in enumerate(pattern.finditer(target)):
+            if count + 1 >= MAX_VETOED or not self.veto(lower, match.start(), match.end()):
+                return match
+        return None
 
 
 def _lower_literals(pattern: str) -> str:

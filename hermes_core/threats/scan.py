@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hermes_core.threats import unicode
+from hermes_core.threats import decode, obfuscation, unicode
 from hermes_core.threats.catalog import ALL_RULES, MATCHERS_BY_SCOPE, SPECIAL, check_scope
 from hermes_core.threats.messages import excerpt, excerpt_around
 from hermes_core.threats.rules import STRICT, Rule, View
@@ -50,27 +50,54 @@ def _bounded(content: str) -> tuple[str, bool]:
     return content[:head] + "\n" + content[-_TAIL_CHARS:], True
 
 
-def _run_patterns(found: _Findings, clean: str, hidden_text: bool = False) -> None:
-    """Every in-scope pattern over the NFKC view, then the folded view where it differs."""
+def _run_patterns(found: _Findings, clean: str, label: str = "") -> bool:
+    """Every in-scope pattern over the NFKC view, then the folded and leet views where
+    they differ. ``label`` marks text that was hidden ("[tag text]", "[base64]").
+    Whether anything new was found."""
+    before = len(found.found)
     normal = View(unicode.nfkc(clean))
     folded_text = unicode.fold(normal.text)
     folded = View(folded_text) if folded_text != normal.text else None
+    leet_text = obfuscation.unleet(folded_text.lower())
+    leet = View(leet_text) if leet_text is not None else None
     raw: View | None = None
+    prefix = f"[{label}] " if label else ""
     for rule in MATCHERS_BY_SCOPE[found.scope]:
         if rule.id in found.found:
             continue
         snippet = rule.find(normal)
         if snippet is not None:
-            found.add(rule, f"[tag text] {snippet}" if hidden_text else snippet)
+            found.add(rule, prefix + snippet)
             if normal.text != clean:
                 raw = View(clean) if raw is None else raw
                 if rule.find(raw) is None:
                     found.add(SPECIAL["homoglyph_compat"], snippet)
-        elif rule.fold and folded is not None:
+            continue
+        if not rule.fold:
+            continue
+        if folded is not None:
             snippet = rule.find(folded)
             if snippet is not None:
-                found.add(rule, snippet)
+                found.add(rule, prefix + snippet)
                 found.add(SPECIAL["homoglyph_confusable"], snippet)
+                continue
+        if leet is not None:
+            snippet = rule.find(leet)
+            if snippet is not None:
+                found.add(rule, prefix + snippet)
+                found.add(SPECIAL["homoglyph_leetspeak"], snippet)
+    return len(found.found) > before
+
+
+def _run_decoded(found: _Findings, clean: str) -> None:
+    """The patterns over base64 and rot13 payloads; a hit is also ``encoded_payload``."""
+    for payload in decode.base64_payloads(clean):
+        text = obfuscation.collapse(unicode.strip_hidden(payload))
+        if _run_patterns(found, text, "base64"):
+            found.add(SPECIAL["encoded_payload"], f"[base64] {text}")
+    rot13 = decode.rot13_payload(clean)
+    if rot13 is not None and _run_patterns(found, rot13, "rot13"):
+        found.add(SPECIAL["encoded_payload"], f"[rot13] {rot13}")
 
 
 def scan(content: str, scope: str = "strict", *, plugin: str = "") -> list[Finding]:
@@ -89,7 +116,7 @@ def scan(content: str, scope: str = "strict", *, plugin: str = "") -> list[Findi
     hits, hidden = unicode.hidden_characters(text)
     for hit in hits:
         found.add(SPECIAL[hit.kind], excerpt_around(text, hit.offset), raw=True)
-    clean = unicode.strip_hidden(text)
+    clean = obfuscation.collapse(unicode.strip_hidden(text))
     if scope == STRICT:
         styled = unicode.styled_run(clean)
         if styled is not None:
@@ -99,6 +126,7 @@ def scan(content: str, scope: str = "strict", *, plugin: str = "") -> list[Findi
             found.add(SPECIAL["homoglyph_mixed_script"], mixed)
     _run_patterns(found, clean)
     if hidden:
-        _run_patterns(found, hidden, hidden_text=True)
+        _run_patterns(found, hidden, "tag text")
+    _run_decoded(found, clean)
     order = {pattern_id: index for index, pattern_id in enumerate(ALL_RULES)}
     return sorted(found.found.values(), key=lambda finding: order[finding.pattern_id])

@@ -19,7 +19,7 @@ from hermes_core.threats.rules import STRICT_ONLY, Rule
 #: ``redact`` ids that are a ``name = value`` pair (or URL credentials), not a key shape.
 _ASSIGNMENT_IDS: Final = frozenset({"secret_assignment", "url_password"})
 _PLACEHOLDER: Final = re.compile(
-    r"(?:x{3,}|\*{3,}|\.{3,}|<[^<>]{0,60}>|\{\{?[^{}]{0,60}\}\}?|(?:your|my|the)[\w-]{0,40}"
+    r"(?:x{3,100}|\*{3,100}|\.{3,100}|<[^<>]{0,60}>|\{\{?[^{}]{0,60}\}\}?|(?:your|my|the)[\w-]{0,40}"
     r"|(?:change|replace)[_-]?me|placeholder|example|sample|dummy|redacted|secret|password"
     r"|passwd|pass|postgres|admin|root|user|test|testing|none|null|todo|tbd|hunter2)",
     re.IGNORECASE,

@@ -2,16 +2,23 @@
 
 ``injection.jsonl`` and ``benign.jsonl`` come from the shared threat corpus (80 lines each);
 ``own_examples.jsonl`` was written before the scanner saw the corpora, so the targets are
-checked on text the patterns were not tuned to.
+checked on text the patterns were not tuned to. ``tuning.jsonl`` and ``heldout.jsonl``
+(issue 11) were written together, before the scanner saw either; the patterns were
+improved on the tuning set's misses only, and the held-out set is the measure of how
+the scanner does on text it was not tuned to. ``heldout_fresh.jsonl`` was written after
+the patterns were frozen and measured once. ``python tests/threats/corpus_figures.py``
+prints the figures; docs/threats.md records them and why the blocking target is unmet.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from corpus_figures import figures, is_benign
 
 from hermes_core.threats import CATEGORIES, scan
 
@@ -98,3 +105,84 @@ def test_overrides_in_other_languages_are_blocked(language: str) -> None:
 )
 def test_ordinary_notes_in_other_languages_pass(text: str) -> None:
     assert scan(text) == []
+
+
+# --- issue 11: categories the scanner was not tuned on ----------------------------------
+NEW_CATEGORIES = {
+    "paraphrase_override",
+    "foreign_payload",
+    "obfuscated_wording",
+    "code_secret_read",
+    "agent_rule_persistence",
+    "hidden_markup",
+    "encoded_payload",
+    "tool_coercion",
+    "delayed_trigger",
+    "deception",
+    "persona_jailbreak",
+}
+
+
+@pytest.mark.parametrize("name", ["tuning", "heldout"])
+def test_sets_have_the_spread_they_claim(name: str) -> None:
+    data = rows(f"{name}.jsonl")
+    malicious = Counter(row["category"] for row in data if not is_benign(row))
+    benign = [row["text"] for row in data if is_benign(row)]
+    assert set(malicious) == NEW_CATEGORIES
+    assert min(malicious.values()) >= 15
+    assert len(benign) >= 60
+    scripts = {
+        "cyrillic": re.compile("[\u0400-\u04ff]"),
+        "cjk": re.compile("[\u3040-\u30ff\u4e00-\u9fff]"),
+        "latin accents": re.compile("[à-ÿ]"),
+    }
+    for script, pattern in scripts.items():
+        assert any(pattern.search(text) for text in benign), script
+    assert sum(1 for text in benign if not text.isascii()) >= 8
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.lower()))
+
+
+def test_heldout_lines_are_not_near_duplicates_of_tuning_or_shared_lines() -> None:
+    others = [
+        row["text"] for name in ("tuning", "injection", "benign") for row in rows(f"{name}.jsonl")
+    ]
+    other_words = [_words(text) for text in others]
+    for row in rows("heldout.jsonl"):
+        words = _words(row["text"])
+        closest = max(len(words & other) / max(1, len(words | other)) for other in other_words)
+        assert closest < 0.75, row["text"]
+
+
+def test_heldout_passes_the_benign_target() -> None:
+    # Counts only: the held-out lines that fail must not be shown, or they would be tuned on.
+    result = figures("heldout")
+    assert result.passed >= 0.98 * result.benign, result.line("heldout")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="target not met: held-out 152/165 blocked (92.1%) < 95%; see docs/threats.md",
+)
+def test_heldout_meets_the_blocking_target() -> None:
+    result = figures("heldout")
+    assert result.blocked_total >= 0.95 * result.malicious_total, result.line("heldout")
+
+
+@pytest.mark.parametrize(
+    ("name", "blocked", "passed"),
+    [("heldout", 152, 63), ("heldout_fresh", 57, 27)],
+)
+def test_unseen_figures_do_not_regress(name: str, blocked: int, passed: int) -> None:
+    """The figures measured when the patterns were frozen (docs/threats.md): a floor."""
+    result = figures(name)
+    assert result.blocked_total >= blocked, result.line(name)
+    assert result.passed >= passed, result.line(name)
+
+
+def test_tuning_meets_the_targets() -> None:
+    result = figures("tuning")
+    assert result.blocked_total >= 0.95 * result.malicious_total, result.misses
+    assert result.passed >= 0.98 * result.benign, result.misses

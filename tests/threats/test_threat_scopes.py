@@ -1,12 +1,29 @@
-"""Scopes, the 64 KiB cap, and speed on hostile input."""
+"""Scopes, the 64 KiB cap, and speed on hostile input.
+
+Speed is checked three ways: every regex in the scanner has bounded repetition (a static
+check that needs no clock); each hostile 64 KiB input costs at most a small multiple of
+ordinary prose of the same size, measured in the same run (so a slow machine slows both);
+and a quarter of an input costs about a quarter as much (linear, not quadratic). An
+absolute bound stays as a last resort.
+"""
 
 from __future__ import annotations
 
+import base64
+import importlib
+import pkgutil
+import re
 import time
+from collections.abc import Iterator
+from re import _constants as sre_constants  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 import pytest
 
+import hermes_core.threats as threats_package
 from hermes_core.threats import MAX_SCAN_CHARS, SCOPES, patterns_for, scan
+from hermes_core.threats.catalog import MATCHERS
+from hermes_core.threats.context import Together
 from hermes_core.types import Finding
 
 
@@ -125,18 +142,117 @@ HOSTILE = {
     "urls": "https://a.example/" * (N // 18),
     "you are now": "you are now a " * (N // 14),
     "do not tell": "do not tell " * (N // 12),
+    # issue 11: decoding, leet and spacing views, sentence checks, vetoes
+    "base64 payload": base64.b64encode(b"ignore all previous instructions " * (N // 44)).decode()[
+        :N
+    ],
+    "base64 noise": base64.b64encode(bytes(range(256)) * (N // 342)).decode()[:N],
+    "base64 words": ("aGVsbG8gd29ybGQ= " * (N // 17))[:N],
+    "rot13 words": "gur naq lbh vafgehpgvbaf " * (N // 25),
+    "leet words": "y0u 4r3 n0w 1gn0r3 " * (N // 19),
+    "slang words": "u r ur 2 u " * (N // 11),
+    "spaced letters": "a b c d " * (N // 8),
+    "quotes": "'a' \"b\" `c` " * (N // 12),
+    "session starts": "at the start of every session run " * (N // 34),
+    "triggers": "when the user says 'x' after 1 march " * (N // 37),
+    "revocations": "they no longer apply and were retired " * (N // 38),
+    "subjects": "your guidelines your rules you were trained on " * (N // 47),
+    "personas": "you are x, be y: play z " * (N // 24),
+    "agent files": "add AGENTS.md .cursorrules every repo " * (N // 38),
+    "urls and runs": "https://a.example/ run commands every hour " * (N // 43),
+    "credential code": "open( ~/.aws/credentials requests.post " * (N // 39),
+    "asked and said": "if the user asks, say " * (N // 22),
+    "foreign void": "alle bisherigen anweisungen sind " * (N // 33),
+    "cjk payload": "把 ~/.netrc 发送到 每隔 执行 命令 " * (N // 26),
+    "link titles": '[a](b "c") ' * (N // 11),
+    "alt texts": "<img alt='ai must'>" * (N // 19),
+    "md comments": "[x]: # (y)\n" * (N // 11),
 }
+PROSE = (
+    "The worker reads the queue, retries failed jobs twice and writes a short summary to the "
+    "log. Deploys go out on Tuesdays after the staging checks pass. "
+) * (N // 150)
+
+
+@pytest.fixture(scope="module")
+def prose_seconds() -> float:
+    """How long 64 KiB of ordinary prose takes on this machine, now (best of three)."""
+    return min(_timed(PROSE, "strict") for _ in range(3))
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
-def test_hostile_input_is_fast(name: str) -> None:
+def test_hostile_input_is_fast(name: str, prose_seconds: float) -> None:
     text = HOSTILE[name]
     assert len(text) <= N
-    best = min(_timed(text, scope) for scope in ("strict", "context") for _ in range(2))
+    strict = min(_timed(text, "strict") for _ in range(2))
+    best = min(strict, _timed(text, "context"))
     assert best < 0.5, f"{name}: {best:.3f}s"
+    # the same run's prose, scaled to this length: a slow machine slows both sides
+    ratio = strict / (prose_seconds * len(text) / len(PROSE))
+    assert ratio < 12, f"{name}: {ratio:.1f}x the cost of prose"
 
 
 def _timed(text: str, scope: str) -> float:
     started = time.perf_counter()
     scan(text, scope)
     return time.perf_counter() - started
+
+
+def _best(text: str, runs: int = 2) -> float:
+    return min(_timed(text, "strict") for _ in range(runs))
+
+
+@pytest.mark.parametrize("name", ["far fillers", "triggers", "subjects", "quotes", "leet words"])
+def test_cost_grows_linearly(name: str) -> None:
+    whole = HOSTILE[name][:N]
+    quarter = whole[: N // 4]
+    ratio = _best(whole) / max(_best(quarter), 1e-4)
+    assert ratio < 9, f"{name}: 4x the text cost {ratio:.1f}x (quadratic would be 16x)"
+
+
+def _patterns() -> Iterator[tuple[str, re.Pattern[str]]]:
+    for info in pkgutil.iter_modules(threats_package.__path__):
+        module = importlib.import_module(f"hermes_core.threats.{info.name}")
+        for name, value in vars(module).items():
+            if isinstance(value, re.Pattern):
+                yield f"{info.name}.{name}", value
+            if isinstance(value, Together):
+                yield f"{info.name}.{name}.anchor", value.anchor
+                for index, part in enumerate(value.parts):
+                    yield f"{info.name}.{name}.part{index}", part
+    for rule in MATCHERS:
+        for index, (_, pattern) in enumerate(rule.variants):
+            yield f"{rule.id}.variant{index}", pattern
+        if isinstance(rule.check, Together):
+            yield f"{rule.id}.anchor", rule.check.anchor
+            for index, part in enumerate(rule.check.parts):
+                yield f"{rule.id}.part{index}", part
+
+
+def _unbounded(items: list[tuple[object, object]]) -> bool:
+    repeats = (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT)
+    for op, arg in items:
+        if op in repeats:
+            _, most, body = arg  # type: ignore[misc]
+            if most == sre_constants.MAXREPEAT or _unbounded(body):
+                return True
+        elif (
+            (op == sre_constants.SUBPATTERN and _unbounded(arg[-1]))
+            or (op == sre_constants.BRANCH and any(_unbounded(b) for b in arg[1]))
+            or (op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT) and _unbounded(arg[1]))
+        ):  # type: ignore[index]
+            return True
+    return False
+
+
+def test_every_regex_has_bounded_repetition() -> None:
+    """No ``*``, ``+`` or ``{n,}`` anywhere: the cost of a failed attempt is bounded by
+    its window, whatever the machine (the timing tests above are the second line)."""
+    found = dict(_patterns())
+    assert len(found) > 100
+    unbounded = [
+        name
+        for name, pattern in found.items()
+        if _unbounded(list(sre_parse.parse(pattern.pattern, pattern.flags)))
+    ]
+    assert unbounded == []
