@@ -61,13 +61,16 @@ def register(
     export.set_defaults(handler=run_export)
 
 
+MAX_LIMIT = 10_000  # rows a listing or a search may ask for
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
+    if not 1 <= value <= MAX_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_LIMIT:,}")
     return value
 
 

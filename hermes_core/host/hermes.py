@@ -97,6 +97,12 @@ class Hermes:
 
         if self._closed:
             raise SessionError("this Hermes is closed; create a new one")
+        if any(s.requested_id == session_id for s in self._sessions.values()):
+            raise SessionError(
+                f"session {session_id!r} is already open in this process: use that Session "
+                "object, or close it first (two objects for one conversation would each "
+                "store the other's messages again)"
+            )
         session = Session(
             self,
             session_id,

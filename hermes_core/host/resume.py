@@ -24,8 +24,8 @@ def open_record(
         return SessionRecord(id=session_id, user_id=user_id)
     record = store.open_session(session_id, user_id=user_id, model=model)
     for _ in range(MAX_CHAIN):
-        if record.end_reason != "compression":
-            break
+        # only a compaction makes children, whatever the parent's end_reason says (a session
+        # closed on day 1, resumed and compacted on day 2, still ends "closed")
         child = _newest_child(store, record)
         if child is None:
             break

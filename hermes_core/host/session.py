@@ -33,6 +33,7 @@ from hermes_core.host.events import EventListener, emit
 from hermes_core.host.resume import open_record
 from hermes_core.host.session_memory import SessionMemory, last_turn
 from hermes_core.host.session_state import (
+    MAX_ID_CHARS,
     SessionState,
     check_id,
     check_items,
@@ -117,7 +118,9 @@ class Session(AsyncTwins):
             self.view.extend([sent_form(r) for r in rows], [r.seq for r in rows])
         if self.state.compressor:
             self.compressor.restore_state(self.state.compressor)
-        if self.state.context_length:
+        if self.state.model or self.state.context_length:
+            if self.state.model:
+                self.info = replace(self.info, model=self.state.model)
             self.compressor.set_model(
                 self.info.model or "", context_length=self.state.context_length
             )
@@ -196,7 +199,9 @@ class Session(AsyncTwins):
             self._check_open()
             self._absorb(check_messages(messages), with_recall=False)
             turn = last_turn(self.view.sent, self.state.last_user, self.state.user_turns)
-            self.memory.sync(self.info, turn)
+            if turn is not None and turn.assistant.strip() and turn.turn_index > self.state.synced:
+                self.memory.sync(self.info, turn)
+                self.state.synced = turn.turn_index
             self._save_state()
 
     def on_overflow(self, status: int, message: str) -> None:
@@ -222,7 +227,9 @@ class Session(AsyncTwins):
             self._check_open()
             self.compressor.set_model(name, context_length=context_length)
             self.info = replace(self.info, model=name or None)
-            self.state.context_length = context_length
+            self.state.model = name or None
+            if context_length is not None:
+                self.state.context_length = context_length
             self._save_state()
 
     def close(self) -> None:
@@ -254,21 +261,30 @@ class Session(AsyncTwins):
             self._replace_history(check_items(messages))
             return
         originals = [dict(m) for m in check_items(messages, start)]
-        self.state.host_mark = mark_of(messages)
         if not originals:
+            self.state.host_mark = mark_of(messages)
             return
         forms = list(originals)
         last = forms[-1]
         if with_recall and is_real_user_message(last):
             forms[-1] = self.memory.api_copy(self.info, last)
+        # the state that knows about the new rows goes with them (one transaction): a failed
+        # append changes nothing, so the host's retry hands the same messages in again
+        state = replace(self.state, host_mark=mark_of(messages))
         for message in originals:
             if is_real_user_message(message):
-                self.state.user_turns += 1
-                self.state.last_user = message_text(message)
+                state.user_turns += 1
+                state.last_user = message_text(message)
         seqs: list[int | None] = [None] * len(forms)
         if self.store is not None:
             api = [api_content_of(o, f) for o, f in zip(originals, forms, strict=True)]
-            seqs = list(self.store.append_messages(self.session_id, originals, api_contents=api))
+            state.compressor = self.compressor.export_state()
+            seqs = list(
+                self.store.append_messages(
+                    self.session_id, originals, api_contents=api, state=state.to_record()
+                )
+            )
+        self.state = state
         self.view.extend(forms, seqs)
 
     def _new_start(self, messages: list[Message]) -> int | None:
@@ -287,7 +303,11 @@ class Session(AsyncTwins):
         """The host's list no longer extends what we hold: it is the new truth. Rows still in it
         keep their seq; the others are archived (never deleted)."""
         forms = self.view.reuse(messages)
-        self._commit(forms, in_place=True)
+        if not self._commit(forms, in_place=True):
+            raise SessionError(
+                "the store refused to record the rewritten history, so nothing was changed; "
+                "try the call again (see the store_error event for the reason)"
+            )
         self.state.host_mark = mark_of(messages)
         emit(self._listener, "transcript_replaced", self.session_id, {"messages": len(forms)})
 
@@ -298,6 +318,7 @@ class Session(AsyncTwins):
         go, _why = self.compressor.should_compress(tokens)
         if not go:
             return
+        before = self.compressor.export_state()
         result = self.compressor.compress(self.view.sent)
         forms = list(result.messages)
         changed = result.status in ("compressed", "pruned")
@@ -310,6 +331,8 @@ class Session(AsyncTwins):
         in_place = self.settings.compression.in_place
         if self._commit(forms, in_place=in_place):
             self._count_compaction(result)
+        else:  # not committed, so not done: no strike, no cooldown, no previous summary
+            self.compressor.restore_state(before)
 
     def _strip_images_if_over(
         self, result: CompressionResult, forms: list[Message], changed: bool
@@ -349,7 +372,8 @@ class Session(AsyncTwins):
             self.view.replace(forms, [None] * len(forms))
             return True
         origins = self.view.origins(forms)
-        child = None if in_place else f"{self.requested_id}.{uuid.uuid4().hex[:12]}"
+        base = self.requested_id[: MAX_ID_CHARS - 13]  # a child's id is a valid id too
+        child = None if in_place else f"{base}.{uuid.uuid4().hex[:12]}"
         try:
             commit = self.store.commit_compaction(
                 self.session_id, forms, origins, in_place=in_place, child_session_id=child

@@ -40,6 +40,8 @@ class SessionState:
     last_user: str | None = None
     context_length: int | None = None
     overflowed: bool = False
+    model: str | None = None  # set by set_model(): kept across a restart
+    synced: int = 0  # the newest user turn handed to the providers (each turn once)
 
     def to_record(self) -> dict[str, Any]:
         return {
@@ -51,6 +53,8 @@ class SessionState:
             "last_user": self.last_user,
             "context_length": self.context_length,
             "overflowed": self.overflowed,
+            "model": self.model,
+            "synced": self.synced,
         }
 
     @classmethod
@@ -62,6 +66,8 @@ class SessionState:
         blocks = record.get("blocks")
         last_user = record.get("last_user")
         length = record.get("context_length")
+        model = record.get("model")
+        synced = record.get("synced")
         return cls(
             compressor=compressor if isinstance(compressor, Mapping) else {},
             host_mark=Mark.from_json(record.get("host_mark")),
@@ -70,6 +76,8 @@ class SessionState:
             last_user=last_user if isinstance(last_user, str) else None,
             context_length=length if isinstance(length, int) and length > 0 else None,
             overflowed=record.get("overflowed") is True,
+            model=model if isinstance(model, str) and model else None,
+            synced=synced if isinstance(synced, int) and synced >= 0 else 0,
         )
 
 

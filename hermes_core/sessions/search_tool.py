@@ -9,6 +9,7 @@ by the threat scanner like recalled memory, and labelled as data, never instruct
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
@@ -62,9 +63,16 @@ def _error(message: str) -> str:
 def _limit(value: Any) -> int | None:
     if value is None:
         return DEFAULT_LIMIT
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()):
         return None
     return max(1, min(MAX_LIMIT, int(value)))
+
+
+def _text(value: str) -> str:
+    """A string any host can encode: lone surrogates (from JSON escapes) become "?"."""
+    return value if value.isascii() else value.encode("utf-8", "replace").decode("utf-8")
 
 
 def run_session_search(
@@ -82,7 +90,7 @@ def run_session_search(
     limit = _limit(arguments.get("limit"))
     if limit is None:
         return _error(f"limit must be a whole number from 1 to {MAX_LIMIT}")
-    query = query[:MAX_QUERY_CHARS]
+    query = _text(query[:MAX_QUERY_CHARS])
     hits = store.search(
         query,
         user_id=user_id,
@@ -98,7 +106,7 @@ def run_session_search(
 
 
 def _screen(text: str, scan: Scanner) -> tuple[str, bool]:
-    clean = redact(text)
+    clean = redact(_text(text))
     findings = list(scan(clean))
     if findings:
         ids = ", ".join(sorted({f.pattern_id for f in findings}))

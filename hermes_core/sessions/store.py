@@ -152,9 +152,12 @@ class SessionStore(Protocol):
         *,
         api_contents: Sequence[str | None] | None = None,
         token_counts: Sequence[int | None] | None = None,
+        state: Mapping[str, Any] | None = None,
     ) -> list[int]:
         """Add active rows at the end of the session's active view in one transaction;
-        returns their seqs."""
+        returns their seqs. ``state`` (optional) replaces the session's JSON state in the
+        same transaction, so a crash cannot leave the rows without the state that knows
+        about them (a resumed host would hand them in again)."""
         ...
 
     def set_api_content(self, session_id: str, seq: int, api_content: str | None) -> None:

@@ -27,6 +27,7 @@ import sqlite3
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from hermes_core.redact import redact
 from hermes_core.sessions.query import (
     contains_any,
     has_cjk,
@@ -93,7 +94,7 @@ def run_search(
     params: dict[str, object] = {
         "user": user_id,
         "exclude": json.dumps(sorted({str(s) for s in exclude_sessions})),
-        "limit": int(limit),
+        "limit": min(int(limit), 10_000),  # SQLite integers are 64-bit
     }
     likes = _like_clauses(plan.scanned, params)
     if plan.table is None:  # no index: all the user's rows, LIKE
@@ -217,22 +218,15 @@ def _hit(
 def _snippet(
     conn: sqlite3.Connection, row_id: int, plan: _Plan, match: object, terms: Sequence[str]
 ) -> str:
-    """The index's snippet of the first text column that matched, else one made here."""
-    if plan.table is not None and plan.indexed:
-        table = plan.table
-        for column in range(len(TEXT_COLUMNS)):
-            row = conn.execute(
-                f"SELECT snippet({table}, {column}, '>>', '<<', '…', {_SNIPPET_TOKENS[table]}) "
-                f"FROM {table} WHERE {table} MATCH ? AND rowid = ?",
-                (match, row_id),
-            ).fetchone()
-            if row and row[0] and ">>" in row[0]:
-                return " ".join(str(row[0]).split())
+    """An excerpt of the first text column that matched, cut from the *redacted* text: an
+    excerpt cut first (as the index's ``snippet()`` does) can keep half a key that the
+    redactor no longer recognises."""
     texts = conn.execute(
         "SELECT content, tool_names, tool_args FROM messages WHERE id = ?", (row_id,)
     ).fetchone()
-    source = next((t for t in texts if t and contains_any(t, terms)), None)
-    source = source or next((t for t in texts if t), "")
+    clean = [redact(t) if t else t for t in texts]
+    source = next((t for t in clean if t and contains_any(t, terms)), None)
+    source = source or next((t for t in clean if t), "")
     return mark_matches(source, terms, width=_EXCERPT_WIDTH)
 
 
@@ -248,7 +242,8 @@ def _context(conn: sqlite3.Connection, best: _Best, snippet: str) -> tuple[Snipp
 
     def line(row: tuple[int, str | None, str | None, str | None]) -> SnippetLine:
         seq, role, content, tools = row
-        return SnippetLine(seq, role or "", preview(content, tools, _EXCERPT_WIDTH))
+        text = preview(redact(content) if content else content, tools, _EXCERPT_WIDTH)
+        return SnippetLine(seq, role or "", text)
 
     return (
         *(line(r) for r in before),

@@ -199,8 +199,10 @@ class SQLiteSessionStore:
         *,
         api_contents: Sequence[str | None] | None = None,
         token_counts: Sequence[int | None] | None = None,
+        state: Mapping[str, Any] | None = None,
     ) -> list[int]:
         encoded = [encode_message(m, i) for i, m in enumerate(messages)]
+        state_text = None if state is None else records.dump_json(dict(state), "state")
         apis = list(api_contents) if api_contents is not None else [None] * len(encoded)
         tokens = list(token_counts) if token_counts is not None else [None] * len(encoded)
         if len(apis) != len(encoded) or len(tokens) != len(encoded):
@@ -225,6 +227,8 @@ class SQLiteSessionStore:
                 )
             ]
             compaction.insert_rows(conn, session_id, rows, user_id=user_id, now=self._clock())
+            if state_text is not None:
+                conn.execute("UPDATE sessions SET state = ? WHERE id = ?", (state_text, session_id))
             return [row[0] for row in rows]
 
         return self._pool.write(append)
