@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError, open_host, table
+from hermes_core.errors import TranscriptError
 from hermes_core.sessions.store import SearchHit, SessionRecord, SessionStore, StoredMessage
+from hermes_core.transcript.files import check_output_path
 from hermes_core.transcript.messages import message_text
 
 FORMATS = ("json", "jsonl", "md")
@@ -58,6 +60,7 @@ def register(
     export.add_argument("session_id", metavar="ID")
     export.add_argument("--format", choices=FORMATS, default="json", help="default: json")
     export.add_argument("--out", metavar="FILE", help="write here (default stdout)")
+    export.add_argument("--json", action="store_true", help="the same as --format json")
     export.set_defaults(handler=run_export)
 
 
@@ -243,8 +246,12 @@ def run_export(args: argparse.Namespace) -> int:
     with _store(args) as store:
         record = _session(store, args)
         messages = [dict(m.message) for m in store.messages(record.id)]
-    text = render_export(record, messages, args.format)
+    text = render_export(record, messages, "json" if args.json else args.format)
     if args.out:
+        try:
+            check_output_path(args.out)  # never a device, FIFO or directory
+        except TranscriptError as exc:
+            raise CommandError(str(exc), EXIT_USAGE) from None
         try:
             Path(args.out).write_text(text, encoding="utf-8")
         except OSError as exc:

@@ -200,3 +200,21 @@ def test_the_cli_refuses_a_huge_limit_without_a_traceback(
     code = main(["--home", str(tmp_path), "sessions", "search", "x", "--limit", "9" * 20])
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err
+
+
+def test_sessions_export_takes_json_and_refuses_a_device(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hermes_core.cli import main
+
+    with make_hermes(tmp_path) as host:
+        host.session("s1").prepare([user("hello")])
+    assert main(["--home", str(tmp_path), "sessions", "export", "s1", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert [m["content"] for m in document["messages"]] == ["hello"]
+    fifo = tmp_path / "pipe"
+    import os
+
+    os.mkfifo(fifo)
+    code = main(["--home", str(tmp_path), "sessions", "export", "s1", "--out", str(fifo)])
+    assert code == 2 and fifo.is_fifo()
