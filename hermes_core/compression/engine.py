@@ -119,6 +119,7 @@ class Compressor(CompressionTrigger):
         self._sent = (result.messages, len(result.messages)) if changed else (source, len(source))
         if changed:
             self.running.reset()  # the list was rewritten, not appended to: recount it next time
+        if changed or self._started:  # every "started" gets its "finished", whatever came of it
             self._emit("compression_finished", **result.report(), summarizer_usage=usage.as_dict())
         if changed or self._started:
             self._notice(*ending_notice(result))
