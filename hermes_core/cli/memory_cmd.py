@@ -3,24 +3,64 @@
 Writes go through the same store, scanner and approval mode as the agent's ``memory`` tool
 (origin ``cli``), so a person at a terminal cannot plant what the agent could not. A refused
 write exits 1 with the reason on stderr and leaves the file as it was.
+
+Nothing from a memory file or a staged record reaches the terminal raw: control characters
+and bidirectional overrides (refused on write, but a file can be edited by hand) are printed
+as visible escapes (``\x1b``), so an escape sequence cannot hide text from the person who
+reviews or approves it.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
+import os
 import sys
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TextIO
 
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError, open_host, table
+from hermes_core.errors import HermesError
 from hermes_core.memory.approval import MemoryWriter, WriteRequest
-from hermes_core.memory.entries import TARGET_FILES
+from hermes_core.memory.entries import TARGET_FILES, escape_controls
 from hermes_core.memory.matching import preview
+from hermes_core.memory.store import MemoryStore
 from hermes_core.types import Finding
 
 TARGETS = ("memory", "user")
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _say(text: object, file: TextIO | None = None, **kwargs: Any) -> None:
+    """Print with every control character escaped (the only way this module prints)."""
+    print(escape_controls(str(text)), file=file or sys.stdout, **kwargs)
+
+
+def _err(text: object, **kwargs: Any) -> None:
+    _say(text, sys.stderr, **kwargs)
+
+
+def _short(text: object, limit: int) -> str:
+    """A one-line preview, escaped before it is cut (so the cut can never split a control
+    sequence and leave half of it live)."""
+    return preview(escape_controls(str(text)), limit)
+
+
+def _escaped_errors(handler: Handler) -> Handler:
+    """Errors raised by a handler reach the terminal escaped too."""
+
+    @functools.wraps(handler)
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except CommandError as exc:
+            raise CommandError(escape_controls(str(exc)), exc.exit_code) from None
+        except HermesError as exc:
+            raise CommandError(escape_controls(str(exc))) from None
+
+    return run
 
 
 def register(
@@ -38,32 +78,32 @@ def register(
     )
     show.add_argument("--target", choices=TARGETS, help="one block only (default: both)")
     show.add_argument("--raw", action="store_true", help="the files as stored, unscanned")
-    show.set_defaults(handler=run_show)
+    show.set_defaults(handler=_escaped_errors(run_show))
 
     add = actions.add_parser("add", parents=[common, who, one], help="add an entry")
     add.add_argument("content", metavar="TEXT", help="the entry ('-' reads standard input)")
-    add.set_defaults(handler=run_write, write="add")
+    add.set_defaults(handler=_escaped_errors(run_write), write="add")
     replace = actions.add_parser("replace", parents=[common, who, one], help="replace an entry")
     replace.add_argument("old_text", metavar="OLD", help="the entry, or a unique part of it")
     replace.add_argument("content", metavar="NEW", help="the new entry ('-' reads stdin)")
-    replace.set_defaults(handler=run_write, write="replace")
+    replace.set_defaults(handler=_escaped_errors(run_write), write="replace")
     remove = actions.add_parser("remove", parents=[common, who, one], help="remove an entry")
     remove.add_argument("old_text", metavar="OLD", help="the entry, or a unique part of it")
-    remove.set_defaults(handler=run_write, write="remove")
+    remove.set_defaults(handler=_escaped_errors(run_write), write="remove")
 
     pending = actions.add_parser("pending", parents=[common], help="list staged writes")
-    pending.set_defaults(handler=run_pending)
+    pending.set_defaults(handler=_escaped_errors(run_pending))
     for name, verb in (("approve", "apply"), ("reject", "drop")):
         review = actions.add_parser(name, parents=[common], help=f"{verb} staged writes")
         review.add_argument("pending_id", metavar="ID|all", help="a pending id, or all")
-        review.set_defaults(handler=run_review, review=name)
+        review.set_defaults(handler=_escaped_errors(run_review), review=name)
 
     reset = actions.add_parser(
         "reset", parents=[common, who], help="delete memory files (a .bak copy is kept)"
     )
     reset.add_argument("--target", choices=("all", *TARGETS), default="all")
     reset.add_argument("--yes", action="store_true", help="do not ask for confirmation")
-    reset.set_defaults(handler=run_reset)
+    reset.set_defaults(handler=_escaped_errors(run_reset))
 
 
 @contextlib.contextmanager
@@ -95,15 +135,15 @@ def _show(args: argparse.Namespace, writer: MemoryWriter) -> int:
         for target in targets:
             path = store.path(target)
             text = store.raw(target)
-            print(f"# {path}" + ("" if text else " (empty or missing)"))
+            _say(f"# {path}" + ("" if text else " (empty or missing)"))
             if text:
-                print(text.removeprefix("\ufeff"))
+                _say(text.removeprefix("\ufeff"))
         return EXIT_OK
     text = "\n\n".join(b for b in (store.block(t) for t in targets) if b)
     if text:
-        print(text)
+        _say(text)
     else:
-        print("memory is empty: nothing is added to the system prompt", file=sys.stderr)
+        _err("memory is empty: nothing is added to the system prompt")
     return EXIT_OK
 
 
@@ -131,19 +171,19 @@ def run_write(args: argparse.Namespace) -> int:
 def _report(result: dict[str, Any]) -> int:
     if not result.get("success"):
         lines = [str(result.get("error", "refused"))]
-        lines += [f"  - {preview(str(x), 100)}" for x in result.get("matches", [])]
+        lines += [f"  - {_short(x, 100)}" for x in result.get("matches", [])]
         if result.get("reason") in ("over_limit", "no_match"):
-            lines += [f"  - {preview(str(x), 100)}" for x in result.get("entries", [])]
-        print("hermes-context: " + "\n".join(lines), file=sys.stderr)
+            lines += [f"  - {_short(x, 100)}" for x in result.get("entries", [])]
+        _err("hermes-context: " + "\n".join(lines))
         return EXIT_INPUT
     if result.get("staged"):
-        print(f"staged as {result['pending_id']}: approve with `hermes-context memory approve`")
+        _say(f"staged as {result['pending_id']}: approve with `hermes-context memory approve`")
         return EXIT_OK
     message = str(result.get("message", "done"))
     for key in ("replaced", "removed"):
         if key in result:
-            message += f" ({key}: {preview(str(result[key]), 100)})"
-    print(f"{message} [{result.get('usage', '')}]")
+            message += f" ({key}: {_short(result[key], 100)})"
+    _say(f"{message} [{result.get('usage', '')}]")
     return EXIT_OK
 
 
@@ -151,9 +191,9 @@ def run_pending(args: argparse.Namespace) -> int:
     with _writer(args) as writer:
         records, broken = writer.pending.all()
     for pending_id in broken:
-        print(f"hermes-context: pending write {pending_id} cannot be read", file=sys.stderr)
+        _err(f"hermes-context: pending write {pending_id} cannot be read")
     if not records:
-        print("no pending memory writes", file=sys.stderr)
+        _err("no pending memory writes")
         return EXIT_OK
     now = time.time()
     rows = [
@@ -161,14 +201,14 @@ def run_pending(args: argparse.Namespace) -> int:
             r.id,
             r.action,
             TARGET_FILES.get(r.target, r.target),
-            r.user_id or "-",
+            _short(r.user_id or "-", 40),
             r.origin,
             _age(now - r.created),
-            preview(_describe(r.content, r.selected, len(r.operations)), 60),
+            _short(_describe(r.content, r.selected, len(r.operations)), 60),
         )
         for r in records
     ]
-    print(table(("id", "action", "file", "user", "origin", "age", "what"), rows))
+    _say(table(("id", "action", "file", "user", "origin", "age", "what"), rows))
     return EXIT_OK
 
 
@@ -197,7 +237,7 @@ def _review(args: argparse.Namespace, writer: MemoryWriter) -> int:
     if args.pending_id == "all":
         ids = [r.id for r in writer.pending.all()[0]]
         if not ids:
-            print("no pending memory writes", file=sys.stderr)
+            _err("no pending memory writes")
             return EXIT_OK
     else:
         ids = [args.pending_id]
@@ -213,34 +253,56 @@ def _review(args: argparse.Namespace, writer: MemoryWriter) -> int:
         except ValueError as exc:  # a record whose user id names no directory
             raise CommandError(f"{pending_id}: {exc}; reject it") from None
         if result.get("success"):
-            print(f"{pending_id}: {result.get('message', 'done')}")
+            _say(f"{pending_id}: {result.get('message', 'done')}")
         else:
-            print(f"hermes-context: {pending_id}: {result.get('error')}", file=sys.stderr)
+            _err(f"hermes-context: {pending_id}: {result.get('error')}")
             code = EXIT_INPUT
     return code
 
 
 def run_reset(args: argparse.Namespace) -> int:
-    from hermes_core.memory.files import backup_copy, locked
-
     with _writer(args, args.user) as writer:
         store = writer.store
     targets = list(TARGETS) if args.target == "all" else [args.target]
-    paths = [store.path(t) for t in targets if store.path(t).exists()]
-    if not paths:
-        print("nothing to reset: no memory files", file=sys.stderr)
+    for target in [t for t in targets if store.shared(t)]:
+        note = _shared_note(store, target)
+        if args.target != "all":
+            raise CommandError(note + " Nothing was deleted.")
+        _err(note)
+        targets.remove(target)
+    found = []
+    for target in targets:
+        path = store.path(target)
+        real = store.real_path(target)  # a link out of the home is refused here, before asking
+        if os.path.lexists(path):
+            found.append(target)
+            size = real.stat().st_size if real.exists() else 0
+            link = f"; a link to {real}, which is kept" if path.is_symlink() else ""
+            _say(f"will delete {path} ({size:,} bytes; a .bak copy is kept{link})")
+    if not found:
+        _err("nothing to reset: no memory files")
         return EXIT_OK
-    for path in paths:
-        print(f"will delete {path} ({path.stat().st_size:,} bytes; a .bak copy is kept)")
     if not args.yes:
-        print("type yes to delete: ", end="", file=sys.stderr, flush=True)
+        _err("type yes to delete: ", end="", flush=True)
         answer = sys.stdin.readline().strip()
         if answer != "yes":
-            print("not deleted", file=sys.stderr)
+            _err("not deleted")
             return EXIT_INPUT
-    for path in paths:
-        with locked(path):
-            copy = backup_copy(path, always=True)
-            path.unlink(missing_ok=True)
-        print(f"deleted {path}" + (f" (copy: {copy.name})" if copy else ""))
-    return EXIT_OK
+    code = EXIT_OK
+    for target in found:
+        result = store.reset(target)
+        if result.get("success"):
+            _say(result["message"])
+        else:
+            _err(f"hermes-context: {result.get('error')}")
+            code = EXIT_INPUT
+    return code
+
+
+def _shared_note(store: MemoryStore, target: str) -> str:
+    return (
+        f"{store.path(target)} is shared by every user of this home (memory.per_user_memory is "
+        f"false): it holds other users' entries, so it is not reset for --user "
+        f"{store.user_id}. To reset it for everyone, run `hermes-context memory reset --target "
+        "memory` without --user."
+    )

@@ -19,8 +19,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from hermes_core.errors import MemoryStoreError
 from hermes_core.memory.entries import TARGET_FILES
-from hermes_core.memory.files import atomic_write
+from hermes_core.memory.files import atomic_write, read_text
 from hermes_core.memory.store import MemoryStore, Result
 
 __all__ = [
@@ -102,13 +103,14 @@ class PendingWrites:
         """The record; KeyError (with what to do) when it is missing or unreadable."""
         path = self.path(pending_id)
         try:
-            record = PendingWrite(**json.loads(path.read_text(encoding="utf-8")))
+            text = read_text(path)  # never through a symbolic link
+            if text is None:
+                raise KeyError(f"no pending write {pending_id} (see `memory pending`)")
+            record = PendingWrite(**json.loads(text))
             if problem := _record_problem(record, pending_id):
                 raise ValueError(problem)
             return record
-        except FileNotFoundError:
-            raise KeyError(f"no pending write {pending_id} (see `memory pending`)") from None
-        except (OSError, ValueError, TypeError) as exc:
+        except (MemoryStoreError, ValueError, TypeError) as exc:
             raise KeyError(f"pending write {pending_id} cannot be read ({exc}); reject it") from exc
 
     def all(self) -> tuple[list[PendingWrite], list[str]]:

@@ -15,7 +15,7 @@ from typing import Final
 
 from hermes_core.memory.entries import TARGET_FILES
 
-__all__ = ["describe", "safe_user_id", "target_path", "validate_target"]
+__all__ = ["describe", "safe_user_id", "shared_target", "target_path", "validate_target"]
 
 _PLAIN_ID: Final = re.compile(r"[a-z0-9][a-z0-9_@.-]{0,63}")
 
@@ -57,3 +57,9 @@ def target_path(
     if user_id is not None and (target == "user" or per_user_memory):
         return directory / "users" / safe_user_id(user_id) / name
     return directory / name
+
+
+def shared_target(target: str, user_id: str | None, *, per_user_memory: bool = False) -> bool:
+    """Whether a store for ``user_id`` keeps ``target`` in a file that other users share: the
+    home's ``MEMORY.md`` when there is a user id and ``per_user_memory`` is off."""
+    return user_id is not None and target == "memory" and not per_user_memory

@@ -4,11 +4,14 @@ Why it looks like this: every operation answers a model (or a person) with a sho
 can act on, and never raises for anything the caller sent; every write re-reads the file under
 a cross-process lock so that concurrent writers all land; a file edited by other means is
 never rewritten wholesale (drift), and a file that cannot be read is never treated as empty.
+Every file is reached through its real path inside the home (a link out of it is refused), so
+two paths to one file share one lock.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,13 +27,21 @@ from hermes_core.memory.entries import (
 from hermes_core.memory.files import (
     atomic_write,
     backup_copy,
+    inside_home,
     locked,
     read_text,
+    remove_file,
     remove_stale_temps,
 )
-from hermes_core.memory.layout import describe, safe_user_id, target_path, validate_target
+from hermes_core.memory.layout import (
+    describe,
+    safe_user_id,
+    shared_target,
+    target_path,
+    validate_target,
+)
 from hermes_core.memory.plan import Outcome, Plan, failure, plan_writes
-from hermes_core.memory.snapshot import Scanner, render_block, sanitize
+from hermes_core.memory.snapshot import Scanner, render_block
 from hermes_core.types import Finding
 
 __all__ = ["MemoryStore", "Result", "blocked_message"]
@@ -94,9 +105,20 @@ class MemoryStore:
             self.directory, target, self.user_id, per_user_memory=self.per_user_memory
         )
 
+    def real_path(self, target: str) -> Path:
+        """Where the file of ``target`` really is (links followed); raises
+        :class:`MemoryStoreError` when that is outside the home."""
+        return inside_home(self.directory, self.path(target))
+
+    def shared(self, target: str) -> bool:
+        """Whether ``target``'s file is shared with every other user of the home (``MEMORY.md``
+        of a store with a user id, unless ``per_user_memory``)."""
+        return shared_target(target, self.user_id, per_user_memory=self.per_user_memory)
+
     def raw(self, target: str) -> str:
-        """The file's text as it is on disk ("" when missing); raises when unreadable."""
-        return read_text(self.path(target)) or ""
+        """The file's text as it is on disk ("" when missing); raises when unreadable (or
+        reached through a link out of the home)."""
+        return read_text(self.real_path(target)) or ""
 
     def entries(self, target: str) -> list[str]:
         """The entries of ``target`` (raw, unscanned); raises :class:`MemoryStoreError` when
@@ -162,7 +184,11 @@ class MemoryStore:
         if isinstance(ops, dict):
             return Outcome(ops)
         try:
-            text = read_text(self.path(target))
+            real = self.real_path(target)
+        except MemoryStoreError as exc:
+            return Outcome(failure("unsafe_path", str(exc)))
+        try:
+            text = read_text(real)
         except MemoryStoreError as exc:
             return Outcome(failure("unreadable", str(exc)))
         return plan_writes(self._plan(target), text, parse_entries(text or ""), ops, batch=batch)
@@ -176,10 +202,7 @@ class MemoryStore:
     # --- internals --------------------------------------------------------------------------
 
     def _plan(self, target: str, exact: bool = False) -> Plan:
-        def shown(entries: Sequence[str]) -> list[str]:
-            return sanitize(target, entries, self.scan)
-
-        return Plan(target, self.limits[target], shown, exact)
+        return Plan(target, self.limits[target], self.scan, exact)
 
     def _prepared(
         self, target: str, operations: Sequence[Mapping[str, Any]]
@@ -221,17 +244,20 @@ class MemoryStore:
             return ops
         path = self.path(target)
         try:
-            with locked(path):
-                remove_stale_temps(path)
-                text = read_text(path)
+            real = self.real_path(target)
+        except MemoryStoreError as exc:
+            return failure("unsafe_path", str(exc))
+        try:
+            with locked(real):
+                remove_stale_temps(real)
+                text = read_text(real)
                 outcome = plan_writes(
                     self._plan(target, exact), text, parse_entries(text or ""), ops, batch=batch
                 )
                 if outcome.new_text is not None:
-                    atomic_write(path, outcome.new_text)
+                    atomic_write(real, outcome.new_text)
                 elif outcome.result.get("reason") == "drift":
-                    copy = backup_copy(path)
-                    outcome.result["error"] += f" A copy is in {copy.name if copy else '(none)'}."
+                    outcome.result["error"] += _drift_copy(real)
                 return outcome.result
         except MemoryStoreError as exc:
             return failure("unreadable", str(exc))
@@ -239,6 +265,49 @@ class MemoryStore:
             return failure(
                 "io", f"could not write {path}: {exc.strerror or exc}. Nothing was changed."
             )
+
+    def reset(self, target: str) -> Result:
+        """Delete the file of ``target`` after keeping a ``.bak`` copy; refused (nothing
+        deleted) when the copy cannot be made, or when the file is shared with other users
+        (``MEMORY.md`` of a user's store without ``per_user_memory``). A symbolic link (inside
+        the home) is removed itself; what it points to is left alone."""
+        if error := validate_target(target):
+            return failure("invalid", error)
+        path = self.path(target)
+        if self.shared(target):
+            return failure(
+                "shared",
+                f"{path.name} is shared by every user of this home (memory.per_user_memory is "
+                f"false), so it is not reset for user {describe(self.user_id)}: other users' "
+                "entries are in it. Nothing was deleted. Remove single entries instead, or "
+                "reset it for everyone (without a user id).",
+            )
+        try:
+            real = self.real_path(target)
+        except MemoryStoreError as exc:
+            return failure("unsafe_path", str(exc))
+        if not os.path.lexists(path):
+            return {"success": True, "done": True, "message": f"{path} does not exist."}
+        try:
+            with locked(real):
+                remove_stale_temps(real)
+                copy = backup_copy(real, always=True)
+                remove_file(path)
+        except MemoryStoreError as exc:
+            return failure("unreadable", str(exc))
+        except OSError as exc:
+            return failure(
+                "io",
+                f"could not reset {path}: {exc.strerror or exc}. Nothing was deleted (a reset "
+                "deletes only once its copy is complete); free some space and try again.",
+            )
+        kept = f" (copy: {copy.name})" if copy else ""
+        return {
+            "success": True,
+            "done": True,
+            "message": f"deleted {path}{kept}",
+            "copy": str(copy) if copy else None,
+        }
 
     def _refuse_content(self, content: object) -> Result | None:
         if not isinstance(content, str):
@@ -252,6 +321,16 @@ class MemoryStore:
         if findings:
             return _threat(findings)
         return None
+
+
+def _drift_copy(path: Path) -> str:
+    """Keep a copy of a drifted file; what to add to the refusal about it."""
+    try:
+        copy = backup_copy(path)
+    except (OSError, MemoryStoreError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return f" No copy could be saved ({reason}); the file itself is unchanged."
+    return f" A copy is in {copy.name}." if copy else ""
 
 
 def _threat(findings: Sequence[Finding]) -> Result:

@@ -130,11 +130,10 @@ def test_one_unreadable_file_does_not_blank_the_other_block(store: MemoryStore) 
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symlinks")
-def test_a_symlinked_file_is_written_through(store: MemoryStore, tmp_path: Path) -> None:
-    real = tmp_path / "dotfiles" / "MEMORY.md"
-    real.parent.mkdir()
+def test_a_symlinked_file_inside_the_home_is_written_through(store: MemoryStore) -> None:
+    real = store.directory / "dotfiles" / "MEMORY.md"
+    real.parent.mkdir(parents=True)
     real.write_text("kept", encoding="utf-8")
-    store.directory.mkdir(parents=True)
     store.path("memory").symlink_to(real)
     assert store.add("memory", "added")["success"]
     assert store.path("memory").is_symlink()
