@@ -245,3 +245,11 @@ def test_the_root_holds_at_most_a_dozen_plain_modules() -> None:
 def test_documented_import_paths_work(path: str, name: str) -> None:
     module = __import__(path, fromlist=[name])
     assert getattr(module, name) is not None
+
+
+def test_test_modules_have_unique_names() -> None:
+    """pytest imports test modules by basename (no packages under tests/): two files of one
+    name in different folders stop the whole run at collection."""
+    tests = Path(__file__).resolve().parent
+    names = [p.name for p in tests.rglob("test_*.py")]
+    assert sorted(n for n in set(names) if names.count(n) > 1) == []
