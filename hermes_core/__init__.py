@@ -18,6 +18,7 @@ from hermes_core.errors import (
     PluginLoadError,
     ProviderError,
     SessionError,
+    StaleSessionError,
     TokenizerError,
     TranscriptError,
 )
@@ -68,6 +69,7 @@ __all__ = [
     "SessionError",
     "SessionEvent",
     "SessionInfo",
+    "StaleSessionError",
     "Settings",
     "SummaryContext",
     "TokenizerError",

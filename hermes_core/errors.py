@@ -53,3 +53,11 @@ class SessionError(HermesError):
     Raised when a session id belongs to another user, when the store cannot be opened
     (unreadable file, a schema from a newer version) or stays locked past its retries.
     """
+
+
+class StaleSessionError(SessionError):
+    """Another process changed the session since this one last read it; nothing was changed.
+
+    A :class:`~hermes_core.host.Session` catches it, reloads the session from the store and
+    tries again, so two host processes serving one conversation never store a message twice.
+    """

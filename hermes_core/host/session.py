@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_core.compression.engine import Compressor
 from hermes_core.compression.hooks import host_hooks
 from hermes_core.compression.result import CompressionEvent, CompressionResult
-from hermes_core.errors import HermesError, SessionError
+from hermes_core.errors import HermesError, SessionError, StaleSessionError
 from hermes_core.host.alignment import Mark, extends, mark_of
 from hermes_core.host.async_twins import AsyncTwins
 from hermes_core.host.events import EventListener, emit
@@ -113,9 +113,11 @@ class Session(AsyncTwins):
     # --- opening and resuming ----------------------------------------------------------------
 
     def _hydrate(self, record: SessionRecord) -> None:
+        self._last_seq = 0  # the session's newest row as far as this object knows
         if self.store is not None:
             rows = self.store.messages(record.id)
             self.view.extend([sent_form(r) for r in rows], [r.seq for r in rows])
+            self._last_seq = self.store.last_seq(record.id)
         if self.state.compressor:
             self.compressor.restore_state(self.state.compressor)
         if self.state.model or self.state.context_length:
@@ -255,7 +257,25 @@ class Session(AsyncTwins):
     # --- new messages ----------------------------------------------------------------------------
 
     def _absorb(self, messages: list[Message], *, with_recall: bool) -> None:
-        """Take in what is new in the host's list (persisted in one transaction)."""
+        """Take in what is new in the host's list (persisted in one transaction). When
+        another process wrote to the session meanwhile, reload it and decide again."""
+        try:
+            self._absorb_once(messages, with_recall=with_recall)
+        except StaleSessionError:
+            self._reload()
+            self._absorb_once(messages, with_recall=with_recall)
+
+    def _reload(self) -> None:
+        """Read the session back from the store (another process served it meanwhile)."""
+        assert self.store is not None
+        record = self.store.get_session(self.session_id, user_id=self.info.user_id)
+        if record is None:
+            raise SessionError(f"session {self.session_id} disappeared from the store")
+        self.view = ActiveView()
+        self.state = SessionState.from_record(record.state)
+        self._hydrate(record)
+
+    def _absorb_once(self, messages: list[Message], *, with_recall: bool) -> None:
         start = self._new_start(messages)
         if start is None:
             self._replace_history(check_items(messages))
@@ -281,9 +301,14 @@ class Session(AsyncTwins):
             state.compressor = self.compressor.export_state()
             seqs = list(
                 self.store.append_messages(
-                    self.session_id, originals, api_contents=api, state=state.to_record()
+                    self.session_id,
+                    originals,
+                    api_contents=api,
+                    state=state.to_record(),
+                    after_seq=self._last_seq,
                 )
             )
+            self._last_seq = max([self._last_seq, *(s for s in seqs if s is not None)])
         self.state = state
         self.view.extend(forms, seqs)
 
@@ -376,13 +401,26 @@ class Session(AsyncTwins):
         child = None if in_place else f"{base}.{uuid.uuid4().hex[:12]}"
         try:
             commit = self.store.commit_compaction(
-                self.session_id, forms, origins, in_place=in_place, child_session_id=child
+                self.session_id,
+                forms,
+                origins,
+                in_place=in_place,
+                child_session_id=child,
+                after_seq=self._last_seq,
             )
+        except StaleSessionError:
+            self._reload()  # another process wrote: its view is the truth now; compact later
+            return False
         except SessionError as exc:
             log.error("compaction not committed, transcript kept as it was: %s", exc)
             emit(self._listener, "store_error", self.session_id, {"error": str(exc)})
             return False
         self.view.replace(forms, list(commit.seqs))
+        fresh = [s for s in commit.seqs if s is not None]
+        if commit.session_id != self.session_id:
+            self._last_seq = max(fresh, default=0)
+        else:
+            self._last_seq = max([self._last_seq, *fresh])
         if commit.session_id != self.session_id:
             parent = self.session_id
             self.info = replace(self.info, session_id=commit.session_id, parent_session_id=parent)

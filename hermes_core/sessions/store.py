@@ -153,15 +153,22 @@ class SessionStore(Protocol):
         api_contents: Sequence[str | None] | None = None,
         token_counts: Sequence[int | None] | None = None,
         state: Mapping[str, Any] | None = None,
+        after_seq: int | None = None,
     ) -> list[int]:
         """Add active rows at the end of the session's active view in one transaction;
         returns their seqs. ``state`` (optional) replaces the session's JSON state in the
         same transaction, so a crash cannot leave the rows without the state that knows
-        about them (a resumed host would hand them in again)."""
+        about them (a resumed host would hand them in again). ``after_seq``: the newest seq
+        the caller knows; if the session's newest seq differs (another process wrote), raise
+        :class:`~hermes_core.errors.StaleSessionError` and change nothing."""
         ...
 
     def set_api_content(self, session_id: str, seq: int, api_content: str | None) -> None:
         """Record the exact text sent for a stored message (``None``: same as content)."""
+        ...
+
+    def last_seq(self, session_id: str) -> int:
+        """The session's newest seq, archived rows included (0 when it has no rows)."""
         ...
 
     def messages(self, session_id: str, *, include_archived: bool = False) -> list[StoredMessage]:
@@ -176,8 +183,10 @@ class SessionStore(Protocol):
         *,
         in_place: bool,
         child_session_id: str | None = None,
+        after_seq: int | None = None,
     ) -> CompactionCommit:
-        """Replace the active view with ``messages`` in one transaction.
+        """Replace the active view with ``messages`` in one transaction (``after_seq`` as for
+        :meth:`append_messages`).
 
         ``origins[i]`` is the seq of the active row that ``messages[i]`` is unchanged from,
         or ``None`` for a new message (the summary, a pruned result). ``in_place``: active

@@ -115,3 +115,65 @@ def test_eight_processes_of_a_hundred_turns_on_one_state_db_lose_nothing(
             record = store.get_session(f"w{worker}", user_id=f"user{worker % 3}")
             assert record is not None and record.counters["requests"] == 100
             assert record.end_reason == "closed"
+
+
+def _serve(home: str, conn: Any) -> None:
+    """A host process: one Session for conversation "shared", kept open, serving the turns
+    the parent sends it (each with the client's whole history, as a gateway gets them)."""
+    host = make_hermes(Path(home), {"compression": {"enabled": False}})
+    session = host.session("shared", user_id="carol")
+    while True:
+        messages = conn.recv()
+        if messages is None:
+            break
+        session.prepare(messages)
+        reply = assistant(f"reply to {messages[-1]['content']}")
+        session.end_turn([*messages, reply])
+        conn.send(reply)
+    session.close()
+    host.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_two_processes_serving_one_conversation_in_turn_store_each_message_once(
+    tmp_path: Path,
+) -> None:
+    fork = multiprocessing.get_context("fork")
+    with make_hermes(tmp_path) as host:  # create the row before the two hosts start
+        host.session("shared", user_id="carol").close()
+    pipes, procs = [], []
+    for _ in range(2):
+        parent, child = fork.Pipe()
+        proc = fork.Process(target=_serve, args=(str(tmp_path), child))
+        proc.start()
+        pipes.append(parent)
+        procs.append(proc)
+    history: list[dict[str, Any]] = []
+    for turn in range(10):
+        history.append(user(f"question {turn}"))
+        pipe = pipes[turn % 2]  # the load balancer alternates
+        pipe.send(history)
+        assert pipe.poll(120), "a host did not answer"
+        history.append(pipe.recv())
+    for pipe in pipes:
+        pipe.send(None)
+    for proc in procs:
+        proc.join(60)
+        assert proc.exitcode == 0
+    with make_hermes(tmp_path) as host:
+        rows = host.session_store.messages("shared")  # type: ignore[union-attr]
+        assert [r.message["content"] for r in rows] == [m["content"] for m in history]
+
+
+def test_a_stale_writer_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+    store = SQLiteSessionStore(tmp_path / "state.db")
+    store.open_session("s", user_id=None)
+    assert store.last_seq("s") == 0
+    store.append_messages("s", [user("a")], after_seq=0)
+    with pytest.raises(hc.StaleSessionError):
+        store.append_messages("s", [user("b")], after_seq=0)
+    with pytest.raises(hc.StaleSessionError):
+        store.commit_compaction("s", [user("c")], [None], in_place=True, after_seq=0)
+    assert [r.message["content"] for r in store.messages("s", include_archived=True)] == ["a"]
+    assert store.last_seq("s") == 1
+    store.close()

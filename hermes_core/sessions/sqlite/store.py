@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hermes_core.errors import SessionError
+from hermes_core.errors import SessionError, StaleSessionError
 from hermes_core.sessions.sqlite import compaction, fts, records, schema
 from hermes_core.sessions.sqlite.connection import (
     ConnectionPool,
@@ -200,6 +200,7 @@ class SQLiteSessionStore:
         api_contents: Sequence[str | None] | None = None,
         token_counts: Sequence[int | None] | None = None,
         state: Mapping[str, Any] | None = None,
+        after_seq: int | None = None,
     ) -> list[int]:
         encoded = [encode_message(m, i) for i, m in enumerate(messages)]
         state_text = None if state is None else records.dump_json(dict(state), "state")
@@ -216,6 +217,7 @@ class SQLiteSessionStore:
             (seq,) = conn.execute(
                 "SELECT coalesce(max(seq), 0) FROM messages WHERE session_id = ?", (session_id,)
             ).fetchone()
+            _check_fresh(session_id, seq, after_seq)
             (pos,) = conn.execute(
                 "SELECT coalesce(max(pos), 0) FROM messages WHERE session_id = ? AND active = 1",
                 (session_id,),
@@ -262,11 +264,15 @@ class SQLiteSessionStore:
         *,
         in_place: bool,
         child_session_id: str | None = None,
+        after_seq: int | None = None,
     ) -> CompactionCommit:
         encoded = [encode_message(m, i) for i, m in enumerate(messages)]
-        return self._pool.write(
-            lambda c: compaction.commit_compaction(
-                c,
+
+        def commit(conn: sqlite3.Connection) -> CompactionCommit:
+            if after_seq is not None:
+                _check_fresh(session_id, _last_seq(conn, session_id), after_seq)
+            return compaction.commit_compaction(
+                conn,
                 session_id,
                 encoded,
                 list(origins),
@@ -274,7 +280,11 @@ class SQLiteSessionStore:
                 child_session_id=child_session_id,
                 now=self._clock(),
             )
-        )
+
+        return self._pool.write(commit)
+
+    def last_seq(self, session_id: str) -> int:
+        return self._pool.read(lambda conn: _last_seq(conn, session_id))
 
     # --- search -------------------------------------------------------------------------
 
@@ -308,3 +318,18 @@ def _use_wal(conn: sqlite3.Connection) -> None:
     (mode,) = conn.execute("PRAGMA journal_mode").fetchone()
     if str(mode).lower() != "wal":
         conn.execute("PRAGMA journal_mode = WAL")
+
+
+def _last_seq(conn: sqlite3.Connection, session_id: str) -> int:
+    (seq,) = conn.execute(
+        "SELECT coalesce(max(seq), 0) FROM messages WHERE session_id = ?", (session_id,)
+    ).fetchone()
+    return int(seq)
+
+
+def _check_fresh(session_id: str, newest: int, after_seq: int | None) -> None:
+    if after_seq is not None and newest != after_seq:
+        raise StaleSessionError(
+            f"session {session_id!r} was changed by another process (newest row {newest}, "
+            f"expected {after_seq}); nothing was changed: reload it and try again"
+        )
