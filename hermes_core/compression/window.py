@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hermes_core.compression.assemble import summary_role
+from hermes_core.compression.assemble import is_summary_message, summary_role
 from hermes_core.transcript.messages import TurnGroup, is_real_user_message
 
 
@@ -134,9 +134,17 @@ def _settled(
     messages: Sequence[Mapping[str, Any]], groups: Sequence[TurnGroup], window: Window
 ) -> Window:
     """Move the head boundary back, group by group, until a summary can stand between head and
-    tail without being merged into a real user message (which must stay verbatim)."""
+    tail without being merged into a real user message (which must stay verbatim). A summary
+    an earlier compaction left at the start of the tail is summarised again with the middle:
+    two summaries side by side would break role alternation and say the same thing twice."""
     any_user = any(is_real_user_message(m) for m in messages)
     head = window.head_end
+    first = messages[window.tail_start]
+    # (a summary that lost its marker on the wire reads as the user's words: it stays)
+    if is_summary_message(first) and not is_real_user_message(first):
+        group = next(g for g in groups if g.start <= window.tail_start < g.end)
+        if group.end < len(messages):
+            window = Window(head, group.end)
     following = messages[window.tail_start]
     while is_real_user_message(following):
         previous = messages[head - 1] if head else None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, event, given, settings
@@ -136,3 +137,16 @@ def test_compression_invariants(
         return  # the concatenation itself is not a valid transcript (e.g. tool after tool)
     second = compress(second_input, context_length=window, summarizer="fallback", force=True)
     check_result(second_input, second)
+
+
+def test_recompressing_a_summary_left_at_the_start_of_the_tail_keeps_roles_alternating() -> None:
+    """Found by the property test above: the second compaction's tail began with the first
+    compaction's summary, and the new summary was put right before it (two user messages)."""
+    path = Path(__file__).resolve().parents[1] / "data" / "regressions"
+    messages = json.loads((path / "recompress_summary_in_tail.json").read_text(encoding="utf-8"))
+    first = compress(messages, context_length=4_096, summarizer="fallback", force=True)
+    assert first.status == "compressed"
+    second = compress(first.messages, context_length=4_096, summarizer="fallback", force=True)
+    assert second.status == "compressed", second.reason
+    roles = [m["role"] for m in second.messages]
+    assert all(not (a == b and a in ("user", "assistant")) for a, b in itertools.pairwise(roles))
