@@ -142,9 +142,9 @@ def _settled(
     first = messages[window.tail_start]
     # (a summary that lost its marker on the wire reads as the user's words: it stays)
     if is_summary_message(first) and not is_real_user_message(first):
-        group = next(g for g in groups if g.start <= window.tail_start < g.end)
-        if group.end < len(messages):
-            window = Window(head, group.end)
+        holding = next(g for g in groups if g.start <= window.tail_start < g.end)
+        if holding.end < len(messages):
+            window = Window(head, holding.end)
     following = messages[window.tail_start]
     while is_real_user_message(following):
         previous = messages[head - 1] if head else None
