@@ -118,6 +118,7 @@ def test_sigkill_at_random_moments_never_breaks_the_file(tmp_path: Path) -> None
         assert proc.pid is not None
         os.kill(proc.pid, signal.SIGKILL)
         proc.join(10)
+        assert proc.exitcode == -signal.SIGKILL, f"round {round_no}: the writer died on its own"
         messages = first + _receive_all(receive)
         receive.close()
         for kind, entry in messages:
