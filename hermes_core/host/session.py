@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import os
 import threading
-import uuid
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -25,20 +24,19 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_core.compression.engine import Compressor
 from hermes_core.compression.hooks import host_hooks
-from hermes_core.compression.result import CompressionEvent, CompressionResult
+from hermes_core.compression.result import CompressionEvent
 from hermes_core.errors import HermesError, SessionError, StaleSessionError
 from hermes_core.host.alignment import Mark, extends, mark_of
 from hermes_core.host.async_twins import AsyncTwins
+from hermes_core.host.compaction import CompactionSteps, joined
 from hermes_core.host.events import EventListener, emit
 from hermes_core.host.resume import open_record
 from hermes_core.host.session_memory import SessionMemory, last_turn
 from hermes_core.host.session_state import (
-    MAX_ID_CHARS,
     SessionState,
     check_id,
     check_items,
     check_messages,
-    compaction_counters,
 )
 from hermes_core.host.view import ActiveView, api_content_of, sent_form
 from hermes_core.memory.calls import MemoryEvent
@@ -55,7 +53,7 @@ log = logging.getLogger("hermes_context.session")
 Message = dict[str, Any]
 
 
-class Session(AsyncTwins):
+class Session(CompactionSteps, AsyncTwins):
     """One conversation of one user; made by :meth:`hermes_core.host.Hermes.session`."""
 
     def __init__(
@@ -130,11 +128,6 @@ class Session(AsyncTwins):
     # --- the host's calls ------------------------------------------------------------------
 
     @property
-    def session_id(self) -> str:
-        """The id the conversation continues under (a child's, after ``in_place: false``)."""
-        return self.info.session_id
-
-    @property
     def messages(self) -> list[Message]:
         """The active transcript as it was last sent (copies): a host that keeps no history of
         its own calls ``prepare(session.messages + new)``."""
@@ -152,7 +145,7 @@ class Session(AsyncTwins):
                 self.state.blocks = self._compose_blocks()
                 self._save_state()
             self._base = base
-            self._system_prompt = _joined(base, self.state.blocks)
+            self._system_prompt = joined(base, self.state.blocks)
             return self._system_prompt
 
     def tools(self) -> list[dict[str, Any]]:
@@ -336,107 +329,6 @@ class Session(AsyncTwins):
         self.state.host_mark = mark_of(messages)
         emit(self._listener, "transcript_replaced", self.session_id, {"messages": len(forms)})
 
-    # --- compression -----------------------------------------------------------------------------
-
-    def _compress_when_due(self) -> None:
-        tokens = self.compressor.observe(self.view.sent)
-        go, _why = self.compressor.should_compress(tokens)
-        if not go:
-            return
-        before = self.compressor.export_state()
-        result = self.compressor.compress(self.view.sent)
-        forms = list(result.messages)
-        changed = result.status in ("compressed", "pruned")
-        if self.state.overflowed:
-            forms, changed = self._strip_images_if_over(result, forms, changed)
-            self.state.overflowed = False
-        if not changed:
-            return
-        forms = self._refresh_system_prompt(forms)
-        in_place = self.settings.compression.in_place
-        if self._commit(forms, in_place=in_place):
-            self._count_compaction(result)
-        else:  # not committed, so not done: no strike, no cooldown, no previous summary
-            self.compressor.restore_state(before)
-
-    def _strip_images_if_over(
-        self, result: CompressionResult, forms: list[Message], changed: bool
-    ) -> tuple[list[Message], bool]:
-        from hermes_core.compression.images import strip_tool_images
-
-        if result.tokens_after < self.compressor.threshold_tokens and changed:
-            return forms, changed
-        stripped, count = strip_tool_images(forms)
-        if not count:
-            return forms, changed
-        emit(self._listener, "images_stripped", self.session_id, {"images": count})
-        return list(stripped), True
-
-    def _refresh_system_prompt(self, forms: list[Message]) -> list[Message]:
-        """A compaction rewrote the transcript (the prompt cache is gone anyway): the system
-        prompt we made gets a fresh memory snapshot."""
-        first = forms[0] if forms else None
-        if (
-            first is None
-            or self._base is None
-            or first.get("role") != "system"
-            or first.get("content") != self._system_prompt
-        ):
-            return forms
-        self.state.blocks = self._compose_blocks()
-        fresh = _joined(self._base, self.state.blocks)
-        if fresh == self._system_prompt:
-            return forms
-        self._system_prompt = fresh
-        return [{**first, "content": fresh}, *forms[1:]]
-
-    def _commit(self, forms: list[Message], *, in_place: bool) -> bool:
-        """Make ``forms`` the active view, in the store first; False (view unchanged) when the
-        store refused."""
-        if self.store is None:
-            self.view.replace(forms, [None] * len(forms))
-            return True
-        origins = self.view.origins(forms)
-        base = self.requested_id[: MAX_ID_CHARS - 13]  # a child's id is a valid id too
-        child = None if in_place else f"{base}.{uuid.uuid4().hex[:12]}"
-        try:
-            commit = self.store.commit_compaction(
-                self.session_id,
-                forms,
-                origins,
-                in_place=in_place,
-                child_session_id=child,
-                after_seq=self._last_seq,
-            )
-        except StaleSessionError:
-            self._reload()  # another process wrote: its view is the truth now; compact later
-            return False
-        except SessionError as exc:
-            log.error("compaction not committed, transcript kept as it was: %s", exc)
-            emit(self._listener, "store_error", self.session_id, {"error": str(exc)})
-            return False
-        self.view.replace(forms, list(commit.seqs))
-        fresh = [s for s in commit.seqs if s is not None]
-        if commit.session_id != self.session_id:
-            self._last_seq = max(fresh, default=0)
-        else:
-            self._last_seq = max([self._last_seq, *fresh])
-        if commit.session_id != self.session_id:
-            parent = self.session_id
-            self.info = replace(self.info, session_id=commit.session_id, parent_session_id=parent)
-            self.memory.switch(self.info, parent)
-            emit(self._listener, "session_switched", parent, {"child": commit.session_id})
-        emit(
-            self._listener,
-            "compaction_committed",
-            self.session_id,
-            {"messages": len(forms), "archived": commit.archived, "in_place": in_place},
-        )
-        return True
-
-    def _count_compaction(self, result: CompressionResult) -> None:
-        self._count(compaction_counters(result))
-
     def _compose_blocks(self) -> str:
         return self.memory.system_blocks(self.info)
 
@@ -465,7 +357,3 @@ class Session(AsyncTwins):
     def _check_open(self) -> None:
         if self._closed:
             raise SessionError(f"session {self.session_id} is closed; open it again to go on")
-
-
-def _joined(base: str, blocks: str | None) -> str:
-    return f"{base}\n\n{blocks}" if base and blocks else base or blocks or ""

@@ -1,0 +1,166 @@
+"""How a session compacts: when due, commit to the store first, then the view.
+
+Apart from :class:`~hermes_core.host.session.Session` because it is one idea with its own
+failure rules: a compaction the store refuses is not done (the compressor's state goes back
+to before it, so a refusal never counts as an ineffective compaction); a store that another
+process moved on is reloaded; a compaction with ``in_place: false`` continues in a child.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from hermes_core.errors import SessionError, StaleSessionError
+from hermes_core.host.events import EventListener, emit
+from hermes_core.host.session_state import MAX_ID_CHARS, SessionState, compaction_counters
+
+if TYPE_CHECKING:
+    from hermes_core.compression.engine import Compressor
+    from hermes_core.compression.result import CompressionResult
+    from hermes_core.config.settings import Settings
+    from hermes_core.host.session_memory import SessionMemory
+    from hermes_core.host.view import ActiveView
+    from hermes_core.sessions.store import SessionStore
+    from hermes_core.types import SessionInfo
+
+__all__ = ["CompactionSteps", "joined"]
+
+log = logging.getLogger("hermes_context.session")
+Message = dict[str, Any]
+
+
+def joined(base: str, blocks: str | None) -> str:
+    """The system prompt: the host's base, then the frozen blocks."""
+    return f"{base}\n\n{blocks}" if base and blocks else base or blocks or ""
+
+
+class CompactionSteps:
+    """The compaction half of a session (mixed into :class:`Session`)."""
+
+    compressor: Compressor
+    view: ActiveView
+    state: SessionState
+    store: SessionStore | None
+    settings: Settings
+    info: SessionInfo
+    memory: SessionMemory
+    requested_id: str
+    _listener: EventListener | None
+    _base: str | None
+    _system_prompt: str | None
+    _last_seq: int
+
+    @property
+    def session_id(self) -> str:
+        """The id the conversation continues under (a child's, after ``in_place: false``)."""
+        return self.info.session_id
+
+    def _compose_blocks(self) -> str:
+        raise NotImplementedError
+
+    def _count(self, deltas: dict[str, int]) -> None:
+        raise NotImplementedError
+
+    def _reload(self) -> None:
+        raise NotImplementedError
+
+    def _compress_when_due(self) -> None:
+        tokens = self.compressor.observe(self.view.sent)
+        go, _why = self.compressor.should_compress(tokens)
+        if not go:
+            return
+        before = self.compressor.export_state()
+        result = self.compressor.compress(self.view.sent)
+        forms = list(result.messages)
+        changed = result.status in ("compressed", "pruned")
+        if self.state.overflowed:
+            forms, changed = self._strip_images_if_over(result, forms, changed)
+            self.state.overflowed = False
+        if not changed:
+            return
+        forms = self._refresh_system_prompt(forms)
+        in_place = self.settings.compression.in_place
+        if self._commit(forms, in_place=in_place):
+            self._count_compaction(result)
+        else:  # not committed, so not done: no strike, no cooldown, no previous summary
+            self.compressor.restore_state(before)
+
+    def _strip_images_if_over(
+        self, result: CompressionResult, forms: list[Message], changed: bool
+    ) -> tuple[list[Message], bool]:
+        from hermes_core.compression.images import strip_tool_images
+
+        if result.tokens_after < self.compressor.threshold_tokens and changed:
+            return forms, changed
+        stripped, count = strip_tool_images(forms)
+        if not count:
+            return forms, changed
+        emit(self._listener, "images_stripped", self.session_id, {"images": count})
+        return list(stripped), True
+
+    def _refresh_system_prompt(self, forms: list[Message]) -> list[Message]:
+        """A compaction rewrote the transcript (the prompt cache is gone anyway): the system
+        prompt we made gets a fresh memory snapshot."""
+        first = forms[0] if forms else None
+        if (
+            first is None
+            or self._base is None
+            or first.get("role") != "system"
+            or first.get("content") != self._system_prompt
+        ):
+            return forms
+        self.state.blocks = self._compose_blocks()
+        fresh = joined(self._base, self.state.blocks)
+        if fresh == self._system_prompt:
+            return forms
+        self._system_prompt = fresh
+        return [{**first, "content": fresh}, *forms[1:]]
+
+    def _commit(self, forms: list[Message], *, in_place: bool) -> bool:
+        """Make ``forms`` the active view, in the store first; False (view unchanged) when the
+        store refused."""
+        if self.store is None:
+            self.view.replace(forms, [None] * len(forms))
+            return True
+        origins = self.view.origins(forms)
+        base = self.requested_id[: MAX_ID_CHARS - 13]  # a child's id is a valid id too
+        child = None if in_place else f"{base}.{uuid.uuid4().hex[:12]}"
+        try:
+            commit = self.store.commit_compaction(
+                self.session_id,
+                forms,
+                origins,
+                in_place=in_place,
+                child_session_id=child,
+                after_seq=self._last_seq,
+            )
+        except StaleSessionError:
+            self._reload()  # another process wrote: its view is the truth now; compact later
+            return False
+        except SessionError as exc:
+            log.error("compaction not committed, transcript kept as it was: %s", exc)
+            emit(self._listener, "store_error", self.session_id, {"error": str(exc)})
+            return False
+        self.view.replace(forms, list(commit.seqs))
+        fresh = [s for s in commit.seqs if s is not None]
+        if commit.session_id == self.session_id:
+            self._last_seq = max([self._last_seq, *fresh])
+        else:  # a child: its rows are numbered from 1
+            self._last_seq = max(fresh, default=0)
+            parent = self.session_id
+            self.info = replace(self.info, session_id=commit.session_id, parent_session_id=parent)
+            self.memory.switch(self.info, parent)
+            emit(self._listener, "session_switched", parent, {"child": commit.session_id})
+        emit(
+            self._listener,
+            "compaction_committed",
+            self.session_id,
+            {"messages": len(forms), "archived": commit.archived, "in_place": in_place},
+        )
+        return True
+
+    def _count_compaction(self, result: CompressionResult) -> None:
+        self._count(compaction_counters(result))
