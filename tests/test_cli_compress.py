@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import stat
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from devices import dev_null_kept
 
 from hermes_core.cli import main
 
@@ -251,31 +249,6 @@ def test_jsonl_stdin_and_quiet_when_not_a_terminal(tmp_path: Path) -> None:
 # --- --out never replaces a device, FIFO, socket or directory (issue 11 §4.4) -----------------
 
 
-@contextlib.contextmanager
-def _dev_null_kept() -> Iterator[os.stat_result]:
-    """Yield the stat of /dev/null; afterwards fail unless it is the same character device.
-
-    Should the code under test regress and replace it with a regular file (as root it can),
-    the device is put back first (``mknod``, then a rename over the file), so one failing
-    test cannot break every later ``> /dev/null`` on the machine."""
-    before = os.lstat(os.devnull)
-    try:
-        yield before
-    finally:
-        after = os.lstat(os.devnull)
-        same = (after.st_ino, after.st_mode, after.st_rdev) == (
-            before.st_ino,
-            before.st_mode,
-            before.st_rdev,
-        )
-        if not stat.S_ISCHR(after.st_mode) and stat.S_ISCHR(before.st_mode):
-            spare = os.devnull + ".restore"
-            os.mknod(spare, 0o666 | stat.S_IFCHR, before.st_rdev)
-            os.chmod(spare, 0o666)
-            os.replace(spare, os.devnull)
-        assert same, "/dev/null was replaced (and has been put back)"
-
-
 def _entries(directory: Path) -> dict[str, tuple[int, int]]:
     return {p.name: (p.lstat().st_ino, p.lstat().st_mode) for p in directory.iterdir()}
 
@@ -299,7 +272,7 @@ def test_out_fifo_is_refused_with_exit_2(
 
 
 def test_out_dev_null_is_refused_and_stays_the_device(capsys: pytest.CaptureFixture[str]) -> None:
-    with _dev_null_kept():
+    with dev_null_kept():
         _refused(capsys, os.devnull, "a character device")
 
 
@@ -314,7 +287,7 @@ def test_out_directory_and_links_to_non_files_are_refused(
     before = _entries(tmp_path)
     _refused(capsys, str(tmp_path / "dir"), "a directory")
     _refused(capsys, str(tmp_path / "to-pipe"), "a symbolic link to a FIFO")
-    with _dev_null_kept():
+    with dev_null_kept():
         _refused(capsys, str(tmp_path / "to-null"), "a symbolic link to a character device")
     _refused(capsys, str(tmp_path / "dangling"), "a symbolic link to a missing file")
     assert _entries(tmp_path) == before and not (tmp_path / "missing.json").exists()

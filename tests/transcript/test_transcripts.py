@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import os
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from devices import dev_null_kept
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -382,31 +381,6 @@ def test_write_read_round_trip_property(tmp_path: Path, messages: list[dict[str,
 # --- writing never replaces what is not a regular file (issue 11 §4.4) -------------------------
 
 
-@contextlib.contextmanager
-def _dev_null_kept() -> Iterator[os.stat_result]:
-    """Yield the stat of /dev/null; afterwards fail unless it is the same character device.
-
-    Should the code under test regress and replace it with a regular file (as root it can),
-    the device is put back first (``mknod``, then a rename over the file), so one failing
-    test cannot break every later ``> /dev/null`` on the machine."""
-    before = os.lstat(os.devnull)
-    try:
-        yield before
-    finally:
-        after = os.lstat(os.devnull)
-        same = (after.st_ino, after.st_mode, after.st_rdev) == (
-            before.st_ino,
-            before.st_mode,
-            before.st_rdev,
-        )
-        if not stat.S_ISCHR(after.st_mode) and stat.S_ISCHR(before.st_mode):
-            spare = os.devnull + ".restore"
-            os.mknod(spare, 0o666 | stat.S_IFCHR, before.st_rdev)
-            os.chmod(spare, 0o666)
-            os.replace(spare, os.devnull)
-        assert same, "/dev/null was replaced (and has been put back)"
-
-
 def _refused(dest: Path | str, what: str) -> None:
     with pytest.raises(TranscriptError) as info:
         write_transcript(MESSAGES, dest)
@@ -428,7 +402,7 @@ def test_a_fifo_is_refused_and_stays_a_fifo(tmp_path: Path) -> None:
 
 
 def test_dev_null_is_refused_and_left_alone() -> None:
-    with _dev_null_kept() as before:
+    with dev_null_kept() as before:
         assert stat.S_ISCHR(before.st_mode)
         _refused(os.devnull, "is a character device")
     assert not [name for name in os.listdir("/dev") if name.startswith(".null.")]  # no temp
@@ -491,7 +465,7 @@ def test_a_symlink_to_anything_else_is_refused(tmp_path: Path, make: Any, what: 
 def test_a_symlink_to_dev_null_is_refused(tmp_path: Path) -> None:
     link = tmp_path / "out.json"
     link.symlink_to(os.devnull)
-    with _dev_null_kept():
+    with dev_null_kept():
         _refused(link, "symbolic link to a character device")
     assert link.is_symlink()
 
