@@ -305,6 +305,23 @@ _SHAPES: Final[tuple[tuple[str, str, _Gate], ...]] = (
     ("huggingface_token", rf"{_START}hf_[A-Za-z0-9]{{30,200}}", _literals("hf_")),
     ("npm_token", rf"{_START}npm_[A-Za-z0-9]{{36,200}}", _literals("npm_")),
     (
+        "gitlab_token",
+        rf"{_START}gl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{{20,200}}",
+        _literals("glpat-", "gldt-", "glrt-", "glptt-"),
+    ),
+    (
+        "sendgrid_key",
+        rf"{_START}SG\.[A-Za-z0-9_-]{{16,64}}\.[A-Za-z0-9_-]{{16,128}}",
+        _literals("sg."),
+    ),
+    ("pypi_token", rf"{_START}pypi-AgE[A-Za-z0-9_-]{{50,400}}", _literals("pypi-age")),
+    ("digitalocean_token", rf"{_START}do[opr]_v1_[a-f0-9]{{64}}", _literals("_v1_")),
+    (
+        "shopify_token",
+        rf"{_START}shp(?:at|ss|ca|pa)_[a-fA-F0-9]{{32}}",
+        _literals("shpat_", "shpss_", "shpca_", "shppa_"),
+    ),
+    (
         "jwt",
         rf"{_START}eyJ[A-Za-z0-9_-]{{8,2000}}\.eyJ[A-Za-z0-9_-]{{8,4000}}\.[A-Za-z0-9_-]{{0,2000}}",
         _literals("eyj"),

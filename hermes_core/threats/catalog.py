@@ -81,6 +81,12 @@ SPECIAL: Final = {
             EVERYWHERE,
         ),
         Rule(
+            "learned_injection",
+            "learned",
+            "no single pattern, but the learned scorer reads the wording as an injection",
+            STRICT_ONLY,
+        ),
+        Rule(
             "oversized_input",
             "hidden_markup",
             "text beyond the 64 KiB the scanner reads, which could hide anything",

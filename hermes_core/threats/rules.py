@@ -47,6 +47,7 @@ CATEGORIES: Final = (
     "invisible_unicode",
     "homoglyph",
     "hidden_markup",
+    "learned",
 )
 
 Matcher = Callable[[str], "str | None"]

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hermes_core.threats import decode, obfuscation, unicode
+from hermes_core.threats import learned as scorer
 from hermes_core.threats.catalog import ALL_RULES, MATCHERS_BY_SCOPE, SPECIAL, check_scope
 from hermes_core.threats.messages import excerpt, excerpt_around
 from hermes_core.threats.rules import STRICT, Rule, View
@@ -100,11 +101,37 @@ def _run_decoded(found: _Findings, clean: str) -> None:
         found.add(SPECIAL["encoded_payload"], f"[rot13] {rot13}")
 
 
-def scan(content: str, scope: str = "strict", *, plugin: str = "") -> list[Finding]:
+def _weigh(found: _Findings, text: str) -> None:
+    """The learned scorer's part (see :func:`hermes_core.threats.learned.blocks`): it may
+    add ``learned_injection`` when no pattern fired, or clear overrulable findings in a
+    note that discusses or quotes an attack. A decisive pattern's finding always stands."""
+    model = scorer.shipped_model()
+    fired = tuple(found.found)
+    if any(pattern not in model.overrulable for pattern in fired):
+        return
+    views = scorer.views(text)
+    views += [view for payload in decode.base64_payloads(text) for view in scorer.views(payload)]
+    rot13 = decode.rot13_payload(text)
+    if rot13 is not None:
+        views += scorer.views(rot13)
+    assessment = scorer.assess(views, fired, model)
+    if not scorer.blocks(model, fired, assessment):
+        found.found.clear()
+    elif not fired:
+        summary = f"{assessment.probability:.2f}: {assessment.window}"
+        found.add(SPECIAL["learned_injection"], summary)
+
+
+def scan(
+    content: str, scope: str = "strict", *, plugin: str = "", learned: bool = True
+) -> list[Finding]:
     """Findings for ``content`` in ``scope`` (``strict``, ``context`` or ``all``); empty when clean.
 
-    Pure and fast: no I/O, at most 64 KiB read, bounded regexes. Each pattern id is
-    reported at most once, with a short redacted excerpt of what matched. An unknown scope
+    Pure and fast: no I/O (the learned scorer's weights are read once, on first use), at
+    most 64 KiB read, bounded regexes. Each pattern id is reported at most once, with a
+    short redacted excerpt of what matched. In ``strict`` scope the learned scorer
+    (:mod:`hermes_core.threats.learned`) has the last word on text that no pattern, or only
+    an overrulable one, flagged (``learned=False``: the patterns alone). An unknown scope
     raises ``ValueError`` naming the valid ones.
     """
     check_scope(scope)
@@ -128,5 +155,7 @@ def scan(content: str, scope: str = "strict", *, plugin: str = "") -> list[Findi
     if hidden:
         _run_patterns(found, hidden, "tag text")
     _run_decoded(found, clean)
+    if learned and scope == STRICT:
+        _weigh(found, text)
     order = {pattern_id: index for index, pattern_id in enumerate(ALL_RULES)}
     return sorted(found.found.values(), key=lambda finding: order[finding.pattern_id])

