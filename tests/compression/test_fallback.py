@@ -6,13 +6,13 @@ from __future__ import annotations
 import copy
 import json
 import re
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scaling import growth
 
 from hermes_core.compression import fallback
 from hermes_core.compression.anchors import (
@@ -215,15 +215,18 @@ def test_never_raises(messages: list[Any], previous: str | None, max_chars: int)
     assert len(split_summary(text)[0]) <= max(max_chars, 0)
 
 
-@pytest.mark.parametrize("text", ["/" * 300_000, "a." * 150_000, "<think>" * 40_000, "`" * 300_000])
-def test_hostile_input_finishes_fast(text: str) -> None:
+def _summarise(text: str) -> str:
     messages = [
         {"role": "user", "content": text},
         call("terminal", "a", command=text, path=text),
         {"role": "tool", "tool_call_id": "a", "content": text},
         {"role": "assistant", "content": text},
     ]
-    start = time.perf_counter()
-    summary = fallback_summary(messages, previous_summary=text)
-    assert time.perf_counter() - start < 3.0
-    assert len(split_summary(summary)[0]) <= FALLBACK_MAX_CHARS
+    return fallback_summary(messages, previous_summary=text)
+
+
+@pytest.mark.parametrize("text", ["/" * 300_000, "a." * 150_000, "<think>" * 40_000, "`" * 300_000])
+def test_hostile_input_costs_linear_time(text: str) -> None:
+    assert len(split_summary(_summarise(text))[0]) <= FALLBACK_MAX_CHARS
+    ratio = growth(_summarise, text, repeat=2)
+    assert ratio < 9, f"4x the text cost {ratio:.1f}x (linear is about 4, quadratic 16)"
