@@ -12,7 +12,7 @@ plus one feature per pattern that fired (``R:<id>``), AdaGrad with L2, benign li
 weighted up (a refused harmless note costs more than a missed paraphrase). Patterns that
 fired on any benign training line are *overrulable*: when only they fire, the model
 may clear them in a note that discusses or quotes something (see
-:func:`hermes_core.threats.learned.blocks`). Five-fold cross-validation picks the
+:func:`hermes_core.threats.decision.blocks`). Five-fold cross-validation picks the
 threshold for text no pattern flags: the lowest probability at which patterns and model
 together still pass :data:`PASS_TARGET` of held-out benign lines. ``--check`` exits 1
 when the shipped file differs from what training writes.
@@ -32,13 +32,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hermes_core.threats import scan
-from hermes_core.threats.features import features
-from hermes_core.threats.learned import (
-    ALWAYS_DECISIVE,
-    MODEL_FILE,
-    Model,
+from hermes_core.threats.decision import (
+    _pieces,
     assess,
     blocks,
+    decisive_by_kind,
+    without_own_notices,
+)
+from hermes_core.threats.features import blank_quoted, features
+from hermes_core.threats.learned import (
+    MODEL_FILE,
+    Model,
+    code_digest,
     feature_value,
     pattern_features,
     views,
@@ -67,6 +72,7 @@ RATE = 0.5
 L2 = 1e-5
 BENIGN_WEIGHT = 2.0
 MIN_DOCS = 2
+AUGMENT = False
 #: Held-out benign lines the decisive patterns and the model together must pass.
 PASS_TARGET = 0.98
 FOLDS = 5
@@ -81,6 +87,7 @@ class Line:
     injection: bool
     views: tuple[str, ...]
     patterns: tuple[str, ...]
+    unquoted: tuple[str, ...]
 
 
 def corpus_lines(names: Sequence[str]) -> list[Line]:
@@ -98,11 +105,16 @@ def corpus_lines(names: Sequence[str]) -> list[Line]:
         Line(
             text,
             injection,
-            tuple(views(text)),
-            tuple(finding.pattern_id for finding in scan(text, "strict", learned=False)),
+            tuple(views(without_own_notices(text))),
+            _fired(text),
+            _fired(blank_quoted(text)),
         )
         for text, injection in seen.items()
     ]
+
+
+def _fired(text: str) -> tuple[str, ...]:
+    return tuple(finding.pattern_id for finding in scan(text, "strict", learned=False))
 
 
 def corpora_digest(names: Sequence[str]) -> str:
@@ -116,21 +128,47 @@ def overrulable(lines: Sequence[Line]) -> frozenset[str]:
     """The pattern ids that fired on at least one benign line (never the ones that are
     decisive by definition)."""
     fired = {pattern for line in lines if not line.injection for pattern in line.patterns}
-    return frozenset(fired - ALWAYS_DECISIVE)
+    return frozenset(pattern for pattern in fired if not decisive_by_kind(pattern))
+
+
+def _examples(lines: Sequence[Line]) -> list[tuple[str, tuple[str, ...], bool]]:
+    """(text, patterns, is_injection) to fit: every line, and, since the scanner reads each
+    sentence alone too, every sentence of a harmless line as harmless, and every injection
+    once more behind a harmless sentence (a payload tucked after an ordinary fact)."""
+    examples = [(line.views[0], line.patterns, line.injection) for line in lines]
+    if not AUGMENT:
+        return examples
+    sentences = [
+        piece
+        for line in lines
+        if not line.injection
+        for piece in _pieces(line.views[0])
+        if len(_pieces(line.views[0])) > 1
+    ]
+    examples += [(piece, (), False) for piece in sentences]
+    pick = random.Random(SEED)
+    if sentences:
+        examples += [
+            (f"{pick.choice(sentences)} {line.views[0]}", line.patterns, True)
+            for line in lines
+            if line.injection
+        ]
+    return examples
 
 
 def train(lines: Sequence[Line], *, epochs: int = EPOCHS) -> tuple[dict[str, float], float]:
-    """Weights and bias of a logistic model fitted to ``lines`` (their first view)."""
-    wording = [features(line.views[0]) for line in lines]
+    """Weights and bias of a logistic model fitted to ``lines`` (see :func:`_examples`)."""
+    examples = _examples(lines)
+    wording = [features(text) for text, _, _ in examples]
     counts = Counter(name for names in wording for name in names)
     docs = [
         (
             [name for name in names if counts[name] >= MIN_DOCS],
-            pattern_features(names, line.patterns),
+            pattern_features(names, patterns),
             feature_value(len(names)),
-            1.0 if line.injection else 0.0,
+            1.0 if injection else 0.0,
         )
-        for names, line in zip(wording, lines, strict=True)
+        for names, (_, patterns, injection) in zip(wording, examples, strict=True)
     ]
     weights: dict[str, float] = {}
     squares: dict[str, float] = {}
@@ -163,10 +201,11 @@ def _sigmoid(value: float) -> float:
 
 def score(model: Model, line: Line) -> float:
     """2.0 when the line is blocked whatever the threshold, -1.0 when it passes whatever
-    the threshold, else the model's probability (blocked at or above the threshold)."""
+    the threshold, else the model's probability (blocked at or above the threshold): the
+    decision of :func:`hermes_core.threats.decision.blocks`, as ``scan()`` takes it."""
     assessment = assess(list(line.views), line.patterns, model)
     if line.patterns:
-        return 2.0 if blocks(model, line.patterns, assessment) else -1.0
+        return 2.0 if blocks(model, line.patterns, assessment, line.unquoted) else -1.0
     return assessment.probability
 
 
@@ -217,6 +256,7 @@ def build() -> tuple[str, str]:
     header = [
         "# learned threat scorer (tools/train_threat_model.py); do not edit by hand",
         f"# trained_on: {corpora_digest(TRAINING)}",
+        f"# code: {code_digest()}",
         f"# bias: {bias:.6f}",
         f"# threshold: {threshold:.6f}",
         f"# overrulable: {' '.join(sorted(overrulable(lines)))}",

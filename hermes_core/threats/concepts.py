@@ -59,7 +59,7 @@ _CLASSES: Final[dict[str, str]] = {
         "secret* credential* token* password* passwd passphrase* apikey api_key "
         "api-key key keys .env id_rsa id_ed25519 .netrc .pgpass .npmrc .pypirc kubeconfig "
         ".aws .ssh private keychain* cookies wallet* seed environ printenv env "
-        "process.env os.environ .git-credentials zugangsdaten passwort* anmeldedaten "
+        "process.env os.environ git-credentials zugangsdaten passwort* anmeldedaten "
         "geheim* credencial* contraseña* clave* secreto* identifiant* mot secret* senha* "
         "credenciai* chave* credenzial* chiav* пароль* ключ* учетн* секрет* токен* şifre* "
         "hasło* haslo* wachtwoord* 密码 密钥 凭据 令牌 秘密 パスワード 認証情報 秘密鍵 "
@@ -68,7 +68,7 @@ _CLASSES: Final[dict[str, str]] = {
     "send": (
         "send* sent post posts posted posting upload* forward* exfiltrat* transmit* email* "
         "e-mail* mail* "
-        "share* push* paste* leak* curl wget beacon* report* sync* copy* export* deliver* "
+        "share* push* paste* leak* curl wget beacon* sync* copy* export* deliver* "
         "senden sende* schick* hochlad* übermittel* weiterleit* envía* envia* enviar "
         "sube* subir manda mandá reenv* envoie* envoyer téléverse* transmet* transf* invia* "
         "inviar carica* отправ* перешл* загруз* выгруз* gönder* yükle* wyślij* wysłać "
@@ -90,15 +90,15 @@ _CLASSES: Final[dict[str, str]] = {
         "verzwijg* 隐瞒 隐藏 偷偷 悄悄 否认 撒谎 隠し 隠す こっそり 否定 嘘 숨기 몰래 부인"
     ),
     "user": (
-        "user users user's operator* owner* human* admin* administrator* customer* anyone "
+        "user users user's operator* owner* human* customer* anyone "
         "someone whoever people team boss benutzer* nutzer* anwender* usuario* usuário* "
         "utilisateur* utente* пользовател* kullanıcı* użytkownik* gebruiker* 用户 使用者 "
         "ユーザー 사용자"
     ),
     "trigger": (
-        "when whenever once after until codeword* keyword* passphrase trigger* "
+        "when whenever once after until codeword* keyword* trigger* "
         "dormant armed activate* sobald wenn nachdem cuando después despues quand après "
-        "quando dopo когда после как только eğer gdy kiedy 当 之后 一旦 時 たら 후 때"
+        "quando dopo когда после eğer gdy kiedy 当 之后 一旦 時 たら 후 때"
     ),
     "always": (
         "always every each startup start boot session sessions turn turns permanently "
@@ -133,7 +133,7 @@ _CLASSES: Final[dict[str, str]] = {
     ),
     "about": (
         "article* newsletter* blog* talk talks write-up writeup paper* research* "
-        "researcher* red-team redteam red team example* e.g. demo* quiz* training "
+        "researcher* red-team redteam example* demo* quiz* "
         "workshop* slide* course* lecture* thread* post-mortem postmortem incident* "
         "report* summary summarised summarized quoted quote* cve advisory advisories "
         "phishing awareness attacker* attack* payload* technique* "
@@ -185,7 +185,23 @@ def word_class(word: str) -> str | None:
     return None
 
 
+def _by_first_char() -> dict[str, tuple[tuple[str, str], ...]]:
+    index: dict[str, list[tuple[str, str]]] = {}
+    for member, name in UNSPACED.items():
+        index.setdefault(member[0], []).append((member, name))
+    return {char: tuple(entries) for char, entries in index.items()}
+
+
+_UNSPACED_BY_FIRST: Final = _by_first_char()
+
+
 def run_classes(run: str) -> list[str]:
-    """The classes named inside a run of Chinese, Japanese or Korean text, in order."""
-    hits = [(run.find(member), name) for member, name in UNSPACED.items() if member in run]
-    return [name for _, name in sorted(hits)]
+    """The classes named inside a run of Chinese, Japanese or Korean text, in order.
+    Only the entries starting with a character at hand are tried: linear in the run."""
+    found: list[str] = []
+    for start, char in enumerate(run):
+        for member, name in _UNSPACED_BY_FIRST.get(char, ()):
+            if run.startswith(member, start):
+                found.append(name)
+                break
+    return found

@@ -60,24 +60,45 @@ def _quoted(window: str, closers: str) -> str | None:
     return None
 
 
-def quotes_a_span(text: str) -> bool:
-    """Whether ``text`` quotes a span of three or more words (or of six or more
-    characters in a script without spaces): what a note *about* an attack looks like.
-    At most :data:`_MOST_QUOTES` openings, each read at most :data:`_QUOTE_SPAN` ahead."""
-    tried = 0
-    for index, char in enumerate(text):
+def quoted_spans(text: str) -> list[tuple[int, int]]:
+    """The quoted spans of ``text`` that hold three or more words (or six or more
+    characters of a script without spaces), as (start, end) of the text inside the quotes:
+    what a note *about* an attack quotes. At most :data:`_MOST_QUOTES` openings are tried,
+    each read at most :data:`_QUOTE_SPAN` ahead: linear."""
+    spans: list[tuple[int, int]] = []
+    tried, index = 0, 0
+    while index < len(text) and tried < _MOST_QUOTES:
+        char = text[index]
         closers = _QUOTES.get(char)
         if closers is None or (char in "'’" and index and text[index - 1].isalnum()):
-            continue  # an apostrophe inside a word ("it's") opens nothing
+            index += 1  # an apostrophe inside a word ("it's") opens nothing
+            continue
         tried += 1
-        if tried > _MOST_QUOTES:
-            return False
         inside = _quoted(text[index + 1 : index + 1 + _QUOTE_SPAN], closers)
         if inside is None or "\n" in inside:
+            index += 1
             continue
         if inside.count(" ") >= 2 or (_UNSPACED.search(inside) and len(inside) >= 6):
-            return True
-    return False
+            spans.append((index + 1, index + 1 + len(inside)))
+        index += len(inside) + 2
+    return spans
+
+
+def quotes_a_span(text: str) -> bool:
+    """Whether ``text`` quotes a span of several words (see :func:`quoted_spans`)."""
+    return bool(quoted_spans(text))
+
+
+def blank_quoted(text: str) -> str:
+    """``text`` with the inside of every quoted span replaced by spaces (same length)."""
+    spans = quoted_spans(text)
+    if not spans:
+        return text
+    parts, last = [], 0
+    for start, end in spans:
+        parts += [text[last:start], " " * (end - start)]
+        last = end
+    return "".join(parts) + text[last:]
 
 
 #: The most words read from one text: a memory entry is far shorter, and the scorer

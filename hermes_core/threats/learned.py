@@ -5,7 +5,8 @@ misses are paraphrases, other languages and new framings. A logistic model over 
 features of :mod:`hermes_core.threats.features`, trained offline on the project's labelled
 corpora (``tools/train_threat_model.py``, deterministic), weighs all of the wording at
 once and so carries over to sentences it has not seen. It runs only in the ``strict``
-scope (text that becomes part of every future prompt) and only when no pattern fired.
+scope (text that becomes part of every future prompt); what it may decide is in
+:mod:`hermes_core.threats.decision`.
 
 The weights are a plain text file beside this module (``threat_model.tsv``: a few header
 lines, then ``feature<TAB>weight``), read once on first use, so importing
@@ -15,55 +16,31 @@ input, no I/O after the first call.
 
 from __future__ import annotations
 
+import hashlib
 import math
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Final
 
-from hermes_core.threats import obfuscation, unicode
+from hermes_core.threats import decode, obfuscation, unicode
 from hermes_core.threats.features import features
 
 MODEL_FILE: Final = "threat_model.tsv"
-#: Texts longer than this many characters are scored in windows of sentences as well as
-#: whole, so a payload tucked into a long note is not diluted by the rest.
-_WINDOW_CHARS: Final = 600
-#: Features that mark a note about something (an article, a talk, a red-team report) or
-#: a quotation; with one, the model may clear an overrulable pattern's finding.
-DISCUSSION_MARKS: Final = frozenset({"C:about", "Q:quoted"})
-#: Below this probability the model clears overrulable findings in such a note.
-VETO_BELOW: Final = 0.5
-_SENTENCE_END: Final = re.compile(r"(?<=[.!?;。！？；])\s{1,200}|\n{1,200}")
-
-
-#: Findings no score overrules: a stored secret, hidden or disguised characters, unread
-#: excess. Memory must never hold these, however harmless the words around them.
-ALWAYS_DECISIVE: Final = frozenset(
-    {
-        "hardcoded_key_shape",
-        "hardcoded_secret_assignment",
-        "invisible_unicode",
-        "bidi_control",
-        "unicode_tag",
-        "homoglyph_confusable",
-        "homoglyph_compat",
-        "homoglyph_leetspeak",
-        "homoglyph_mixed_script",
-        "encoded_payload",
-        "oversized_input",
-    }
-)
+#: The modules whose code shapes the features and the decision the threshold was chosen
+#: for: the model records their digest, and a model
+#: trained on other code is stale.
+FEATURE_CODE: Final = ("features.py", "concepts.py", "learned.py", "decision.py")
 
 
 @dataclass(frozen=True)
 class Model:
     """Weights, bias and the decision threshold (a probability) of the learned scorer.
 
-    ``overrulable`` are the pattern ids that also fired on harmless training lines: when
-    only these fired, the scorer has the last word (their hits are features, ``R:<id>``,
-    beside the wording). Any other pattern is decisive on its own.
+    ``overrulable`` are the pattern ids that also fired on harmless training lines and are
+    not decisive by kind (see :mod:`hermes_core.threats.decision`). Pattern hits are
+    features too (``R:<id>``), beside the wording.
     """
 
     weights: dict[str, float]
@@ -71,6 +48,7 @@ class Model:
     threshold: float
     trained_on: str
     overrulable: frozenset[str] = frozenset()
+    code: str = ""
 
     def logit(self, lower: str, patterns: Iterable[str] = ()) -> float:
         """The raw score of one lower-cased, normalised text, given the patterns that fired.
@@ -112,8 +90,21 @@ def _sigmoid(value: float) -> float:
     return exp / (1.0 + exp)
 
 
+def _number(text: str, where: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{where}: {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{where}: {text!r} is not a finite number")
+    return value
+
+
 def parse_model(text: str) -> Model:
-    """A :class:`Model` from the text of a model file; ``ValueError`` when malformed."""
+    """A :class:`Model` from the text of a model file; ``ValueError`` when malformed (a
+    missing header, a line that is not ``feature<TAB>weight``, a number that is not finite,
+    a feature listed twice, a threshold outside (0, 1)). A broken file must fail loudly:
+    a NaN would silently make every probability pass."""
     header: dict[str, str] = {}
     weights: dict[str, float] = {}
     for number, line in enumerate(text.splitlines(), 1):
@@ -124,19 +115,27 @@ def parse_model(text: str) -> Model:
             header[key] = value
             continue
         name, tab, weight = line.partition("\t")
-        if not tab:
+        if not tab or not name:
             raise ValueError(f"line {number}: expected 'feature<TAB>weight'")
-        weights[name] = float(weight)
+        if name in weights:
+            raise ValueError(f"line {number}: feature {name!r} is listed twice")
+        weights[name] = _number(weight, f"line {number}")
     try:
-        return Model(
-            weights,
-            float(header["bias"]),
-            float(header["threshold"]),
-            header["trained_on"],
-            frozenset(header.get("overrulable", "").split()) - ALWAYS_DECISIVE,
-        )
+        bias, threshold = header["bias"], header["threshold"]
+        trained_on = header["trained_on"]
     except KeyError as missing:
         raise ValueError(f"model header lacks {missing}") from None
+    probability = _number(threshold, "threshold")
+    if not 0.0 < probability < 1.0:
+        raise ValueError(f"threshold: {probability} is not a probability strictly between 0 and 1")
+    return Model(
+        weights,
+        _number(bias, "bias"),
+        probability,
+        trained_on,
+        frozenset(header.get("overrulable", "").split()),
+        header.get("code", ""),
+    )
 
 
 @lru_cache(maxsize=1)
@@ -146,70 +145,31 @@ def shipped_model() -> Model:
     return parse_model(source.read_text(encoding="utf-8"))
 
 
+def code_digest() -> str:
+    """The sha256 of the modules in :data:`FEATURE_CODE`, as the model header records it."""
+    digest = hashlib.sha256()
+    package = resources.files("hermes_core.threats")
+    for name in FEATURE_CODE:
+        digest.update(name.encode() + b"\0" + package.joinpath(name).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def views(content: str) -> list[str]:
     """The forms of ``content`` the scorer reads, as the patterns read them: hidden
-    characters removed, whitespace collapsed, NFKC, look-alikes folded, lower-cased; and
-    the digits-for-letters reading when the text has such tricks."""
+    characters removed, whitespace collapsed, NFKC, look-alikes folded, lower-cased; the
+    digits-for-letters reading when the text has such tricks; and the same for every
+    base64 or rot13 payload the decoder finds."""
+    forms = _forms(content)
+    for payload in decode.base64_payloads(content):
+        forms += _forms(payload)
+    rot13 = decode.rot13_payload(content)
+    if rot13 is not None:
+        forms += _forms(rot13)
+    return forms
+
+
+def _forms(content: str) -> list[str]:
     clean = obfuscation.collapse(unicode.strip_hidden(content))
     lower = unicode.fold(unicode.nfkc(clean)).lower()
     leet = obfuscation.unleet(lower)
     return [lower] if leet is None or leet == lower else [lower, leet]
-
-
-def windows(lower: str) -> list[str]:
-    """``lower`` whole and, when it is long, as runs of whole sentences of about
-    :data:`_WINDOW_CHARS` characters (each sentence is in one or two runs: linear)."""
-    if len(lower) <= _WINDOW_CHARS:
-        return [lower]
-    out = [lower]
-    current: list[str] = []
-    size = 0
-    for sentence in _SENTENCE_END.split(lower):
-        if size + len(sentence) > _WINDOW_CHARS and current:
-            out.append(" ".join(current))
-            current, size = current[-1:], len(current[-1])
-        current.append(sentence[: _WINDOW_CHARS * 2])
-        size += len(sentence)
-    if len(current) > 1 or not out[1:]:
-        out.append(" ".join(current))
-    return out
-
-
-@dataclass(frozen=True)
-class Assessment:
-    """The scorer's reading of one text: its highest probability, the window that got it,
-    and whether the text reads as a note *about* something or quotes a span."""
-
-    probability: float
-    window: str
-    discussed: bool
-
-
-def assess(
-    views: list[str], patterns: Iterable[str] = (), model: Model | None = None
-) -> Assessment:
-    """The highest probability over every window of every view, given the ``patterns``
-    that fired."""
-    model = model or shipped_model()
-    patterns = tuple(patterns)
-    best, best_window, discussed = 0.0, "", False
-    for view in views:
-        discussed = discussed or bool(DISCUSSION_MARKS & features(view[: _WINDOW_CHARS * 4]))
-        for window in windows(view):
-            probability = model.probability(window, patterns)
-            if probability >= best:
-                best, best_window = probability, window
-    return Assessment(best, best_window, discussed)
-
-
-def blocks(model: Model, patterns: Iterable[str], assessment: Assessment) -> bool:
-    """The decision. A decisive pattern blocks. Overrulable patterns block unless the text
-    discusses or quotes something and the model finds it harmless (below
-    :data:`VETO_BELOW`): the quoted attack in a note about an article. With no pattern,
-    the model blocks at its threshold."""
-    fired = tuple(patterns)
-    if any(pattern not in model.overrulable for pattern in fired):
-        return True
-    if fired:
-        return not (assessment.discussed and assessment.probability < VETO_BELOW)
-    return assessment.probability >= model.threshold

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hermes_core.threats import decode, obfuscation, unicode
+from hermes_core.threats import decision, decode, obfuscation, unicode
 from hermes_core.threats import learned as scorer
 from hermes_core.threats.catalog import ALL_RULES, MATCHERS_BY_SCOPE, SPECIAL, check_scope
+from hermes_core.threats.features import blank_quoted
 from hermes_core.threats.messages import excerpt, excerpt_around
 from hermes_core.threats.rules import STRICT, Rule, View
 from hermes_core.types import Finding
@@ -102,20 +103,18 @@ def _run_decoded(found: _Findings, clean: str) -> None:
 
 
 def _weigh(found: _Findings, text: str) -> None:
-    """The learned scorer's part (see :func:`hermes_core.threats.learned.blocks`): it may
-    add ``learned_injection`` when no pattern fired, or clear overrulable findings in a
-    note that discusses or quotes an attack. A decisive pattern's finding always stands."""
+    """The learned scorer's part (:mod:`hermes_core.threats.decision`): it may add
+    ``learned_injection`` when no pattern fired, or clear overrulable findings that only
+    a quotation in a note about an attack holds. A decisive finding always stands."""
     model = scorer.shipped_model()
     fired = tuple(found.found)
-    if any(pattern not in model.overrulable for pattern in fired):
+    if any(not decision.overrulable(model, pattern) for pattern in fired):
         return
-    views = scorer.views(text)
-    views += [view for payload in decode.base64_payloads(text) for view in scorer.views(payload)]
-    rot13 = decode.rot13_payload(text)
-    if rot13 is not None:
-        views += scorer.views(rot13)
-    assessment = scorer.assess(views, fired, model)
-    if not scorer.blocks(model, fired, assessment):
+    assessment = decision.assess(scorer.views(decision.without_own_notices(text)), fired, model)
+    unquoted: tuple[str, ...] = ()
+    if fired and assessment.discussed:
+        unquoted = tuple(f.pattern_id for f in scan(blank_quoted(text), STRICT, learned=False))
+    if not decision.blocks(model, fired, assessment, unquoted):
         found.found.clear()
     elif not fired:
         summary = f"{assessment.probability:.2f}: {assessment.window}"
@@ -129,9 +128,9 @@ def scan(
 
     Pure and fast: no I/O (the learned scorer's weights are read once, on first use), at
     most 64 KiB read, bounded regexes. Each pattern id is reported at most once, with a
-    short redacted excerpt of what matched. In ``strict`` scope the learned scorer
-    (:mod:`hermes_core.threats.learned`) has the last word on text that no pattern, or only
-    an overrulable one, flagged (``learned=False``: the patterns alone). An unknown scope
+    short redacted excerpt of what matched. In ``strict`` scope the learned scorer may add a
+    finding to text no pattern flagged, or clear a quoted attack in a note about one
+    (:mod:`hermes_core.threats.decision`; ``learned=False``: the patterns alone). An unknown scope
     raises ``ValueError`` naming the valid ones.
     """
     check_scope(scope)

@@ -222,13 +222,10 @@ class _Validator:
     def content(self, i: int, msg: dict[Any, Any], role: str) -> None:
         content = msg.get("content")
         if content is None:
-            if role == "assistant":
-                if not any(msg.get(key) for key in _ASSISTANT_PAYLOADS):
-                    self.add(i, "assistant message has neither content nor tool_calls")
-            elif role == "tool":
-                self.add(i, 'tool message content is null; use a string ("" for no output)')
-            else:
-                self.add(i, f"{role} message has no content; give it a string or content parts")
+            # spec 10: content is a string, None or a list of parts, for every role; only an
+            # assistant message needs something else to say then
+            if role == "assistant" and not any(msg.get(key) for key in _ASSISTANT_PAYLOADS):
+                self.add(i, "assistant message has neither content nor tool_calls")
         elif isinstance(content, list):
             for k, part in enumerate(content):
                 problem = _part_problem(part, k)
