@@ -293,15 +293,26 @@ def _billed(error: LLMError, usage: object) -> LLMError:
 
 
 def _content_text(content: object) -> str:
-    """A message content as text: a string, or the text parts of a list joined."""
+    """A message content as text: a string, the text parts of a list joined, or, as
+    llama.cpp-style servers sometimes answer, a JSON object or array written out as JSON
+    (its ``text`` or ``content`` string when it has one)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(
-            part["text"]
+        texts = [
+            part if isinstance(part, str) else part["text"]
             for part in content
-            if isinstance(part, dict) and isinstance(part.get("text"), str)
-        )
+            if isinstance(part, str)
+            or (isinstance(part, dict) and isinstance(part.get("text"), str))
+        ]
+        if texts:
+            return "".join(texts)
+        return json.dumps(content, ensure_ascii=False) if content else ""
+    if isinstance(content, dict):
+        for key in ("text", "content"):
+            if isinstance(content.get(key), str):
+                return str(content[key])
+        return json.dumps(content, ensure_ascii=False) if content else ""
     return ""
 
 

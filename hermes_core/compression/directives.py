@@ -4,11 +4,18 @@ A summary replaces real turns; if it says "ignore previous instructions" or "do 
 tools", the next model call obeys text that no user wrote. The engine rejects such a summary
 (it counts as a summary failure) whether or not a threat-scanner plugin is installed; the
 ``scan_threat`` hook adds whatever the installed scanners know on top.
+
+A rule the *user* stated is another matter: "do not use tools against the production
+database" belongs in the summary, in the user's words. So a match is not a directive when
+its wording is in what the user wrote (``stated``: the user messages being summarised,
+compared with case and whitespace folded); only what the summariser or a tool result
+invented is rejected or removed.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Final
 
 from hermes_core.types import Finding
@@ -53,17 +60,45 @@ _MARKERS: Final = (
 )
 
 
-def strip_directive_lines(text: str) -> tuple[str, int]:
+_SPACE: Final = re.compile(r"\s{1,1000}")
+
+
+def _folded(text: str) -> str:
+    return _SPACE.sub(" ", text.lower()).strip()
+
+
+class Stated:
+    """What the user wrote, folded once, to tell the user's own rules from invented ones."""
+
+    def __init__(self, texts: Iterable[str] = ()) -> None:
+        self._texts = [_folded(text) for text in texts if text]
+
+    def said(self, phrase: str) -> bool:
+        """Whether the user wrote ``phrase`` (case and whitespace folded)."""
+        folded = _folded(phrase)
+        return bool(folded) and any(folded in text for text in self._texts)
+
+
+def _invented(line: str, stated: Stated) -> bool:
+    """Whether ``line`` carries a directive the user did not write."""
+    for _id, pattern in _PATTERNS:
+        for match in pattern.finditer(line):
+            if not stated.said(match.group(0)):
+                return True
+    return False
+
+
+def strip_directive_lines(text: str, stated: Stated | None = None) -> tuple[str, int]:
     """``text`` without the lines that read like instructions, and how many were removed.
 
     The anchor ledger and the fallback summary quote tool output and user text verbatim; a
-    tool result saying "ignore all previous instructions" must not come back as context."""
+    tool result saying "ignore all previous instructions" must not come back as context. A
+    rule in the user's own words (``stated``) stays."""
+    stated = stated or Stated()
     kept: list[str] = []
     removed = 0
     for line in text.split("\n"):
-        if any(pattern.search(line) for _id, pattern in _PATTERNS) or any(
-            marker in line for marker in _MARKERS
-        ):
+        if _invented(line, stated) or any(marker in line for marker in _MARKERS):
             removed += 1
             kept.append("[line removed: it read like an instruction, not a record]")
         else:
@@ -71,8 +106,12 @@ def strip_directive_lines(text: str) -> tuple[str, int]:
     return "\n".join(kept), removed
 
 
-def find_directives(text: str, *, limit: int = 200_000) -> list[Finding]:
-    """Findings for instruction-like sentences in a summary (bounded input, bounded regexes)."""
+def find_directives(
+    text: str, *, limit: int = 200_000, stated: Stated | None = None
+) -> list[Finding]:
+    """Findings for instruction-like sentences in a summary (bounded input, bounded regexes)
+    that the user did not write (``stated``)."""
+    stated = stated or Stated()
     sample = text[:limit]
     findings = [
         Finding(
@@ -86,7 +125,9 @@ def find_directives(text: str, *, limit: int = 200_000) -> list[Finding]:
         if marker in sample
     ]
     for pattern_id, pattern in _PATTERNS:
-        match = pattern.search(sample)
+        match = next(
+            (found for found in pattern.finditer(sample) if not stated.said(found.group(0))), None
+        )
         if match:
             findings.append(
                 Finding(

@@ -78,6 +78,21 @@ def llm_summarize_fn(
     return summarize
 
 
+_MODES: tuple[str, ...] = ("auto", "llm", "fallback")
+
+
+def check_mode(mode: object) -> None:
+    """Refuse a summariser mode that is not one of ``auto``, ``llm``, ``fallback``: a typo
+    must not quietly become "prune only"."""
+    if mode not in _MODES:
+        from hermes_core.errors import ConfigError
+
+        valid = ", ".join(repr(name) for name in _MODES)
+        raise ConfigError(
+            f"unknown summarizer {mode!r}: use one of {valid}, or pass a summarise function"
+        )
+
+
 def standalone_hooks(
     settings: Settings,
     mode: SummarizerMode = "auto",
@@ -87,6 +102,7 @@ def standalone_hooks(
     transport: Any = None,
 ) -> CompressionHooks:
     """Built-in behaviour without a plugin host."""
+    check_mode(mode)
     if summarize is None and mode != "fallback":
         summarize = llm_summarize_fn(settings, environ=environ, transport=transport)
     if mode == "llm" and summarize is None:
@@ -108,6 +124,7 @@ def host_hooks(
     host: PluginHost, session: SessionInfo | None = None, mode: SummarizerMode = "auto"
 ) -> CompressionHooks:
     """Every outlet through the plugin host and its call policies."""
+    check_mode(mode)
 
     def prune(
         tool_name: str, arguments: Mapping[str, Any], result: str, max_chars: int

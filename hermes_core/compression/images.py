@@ -2,7 +2,9 @@
 
 Rule (spec 10 §4 Phase 1): image parts in messages older than the newest image-bearing user
 message become a text note; among tool results only the newest image-bearing one keeps its
-image. The note takes the image's place in the part list, so part indices (and everything
+image. The newest user image itself is retired too once a newer tool result carries an
+image (a screenshot shows the state now), unless it belongs to the message being answered.
+The note takes the image's place in the part list, so part indices (and everything
 ``validate_messages`` says about the message) stay the same. Malformed image parts are left
 alone: they are the validator's to report, not ours to hide.
 """
@@ -62,13 +64,23 @@ def strip_historical_images(
                 newest_user = i
             elif msg.get("role") == "tool":
                 newest_tool = i
+    answered = next(
+        (i for i in range(len(messages) - 1, -1, -1) if is_real_user_message(messages[i])), -1
+    )
+    # a newer screenshot shows the state now: the newest user image goes too, unless the
+    # user is asking about it in the message being answered
+    superseded = newest_tool > newest_user >= 0 and newest_user != answered
     replaced: dict[int, dict[str, Any]] = {}
     stripped = 0
     for i, msg in enumerate(messages):
-        if not counts[i] or i == newest_user:
+        if not counts[i]:
             continue
         is_tool = isinstance(msg, dict) and msg.get("role") == "tool"
-        if i > newest_user and not (is_tool and i != newest_tool):
+        if is_tool:
+            keep = i == newest_tool and i > newest_user
+        else:
+            keep = i > newest_user or (i == newest_user and not superseded)
+        if keep:
             continue
         original = cast("dict[str, Any]", msg)
         content = [

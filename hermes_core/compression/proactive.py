@@ -23,10 +23,19 @@ def proactive_step(
     prune: PruneFn,
     cost: Callable[[Mapping[str, Any]], int],
 ) -> PruneResult | None:
-    """The pruned transcript, or ``None`` when off, not reached, or not worth it."""
+    """The pruned transcript, or ``None`` when off, not reached, or not worth it.
+
+    ``tokens`` is the prompt as the trigger sees it (anchored on the provider's last usage).
+    The protected tail is the compaction's tail budget, but never more than
+    ``target_ratio`` of the prompt as it is now: on a 1M window that budget is far larger
+    than a 130K conversation, and would spare every bulky result in it."""
     if not settings.proactive_prune_tokens or tokens < settings.proactive_prune_tokens:
         return None
-    budget = policy.tail_budget(threshold_tokens, context_length, settings.target_ratio)
+    ratio = min(max(settings.target_ratio, policy.TARGET_RATIO_MIN), policy.TARGET_RATIO_MAX)
+    budget = min(
+        policy.tail_budget(threshold_tokens, context_length, settings.target_ratio),
+        int(tokens * ratio),
+    )
     tail = tail_start(
         source,
         turn_groups(source),

@@ -36,7 +36,8 @@ SECTIONS: tuple[Section, ...] = (
     Section("Goal", "What the user is trying to achieve overall, in one or two sentences."),
     Section(
         "Constraints & Preferences",
-        "Rules, limits and tastes the user stated (style, tools to avoid, versions, deadlines).",
+        "Rules, limits and tastes the user stated (style, tools to avoid, versions, deadlines), "
+        'each in the user\'s own words, quoted and attributed (User: "...").',
     ),
     Section(
         "Completed Actions",

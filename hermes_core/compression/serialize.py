@@ -8,6 +8,7 @@ redacted per message before any cut, so a cut can never leave half a key unrecog
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -141,9 +142,35 @@ def _label(msg: Mapping[str, Any], tool_names: Mapping[str, str]) -> str:
     return f"[{str(role).upper()}]" if isinstance(role, str) and role else "[UNKNOWN]"
 
 
+_REASONING_OPEN = re.compile(r"<(think|thinking|reasoning)\b[^<>]{0,200}>", re.IGNORECASE)
+
+
+def strip_inline_reasoning(text: str) -> str:
+    """``text`` without ``<think>``, ``<thinking>`` and ``<reasoning>`` blocks: a model's
+    private reasoning is not what happened, and it costs summariser tokens (native
+    ``reasoning`` fields are never serialised). A block never closed runs to the end.
+    One forward pass: each tag is found once."""
+    if "<" not in text:
+        return text
+    lower = text.lower()
+    parts: list[str] = []
+    position = 0
+    while (opening := _REASONING_OPEN.search(text, position)) is not None:
+        parts.append(text[position : opening.start()])
+        closing = lower.find(f"</{opening.group(1).lower()}", opening.end())
+        if closing < 0:
+            return "".join(parts).rstrip()
+        end = lower.find(">", closing)
+        position = len(text) if end < 0 else end + 1
+    parts.append(text[position:])
+    return "".join(parts)
+
+
 def _block(msg: Mapping[str, Any], tool_names: Mapping[str, str], per_message_max: int) -> str:
-    lines = [_content_text(msg.get("content"))]
+    content = _content_text(msg.get("content"))
+    lines = [content]
     if msg.get("role") == "assistant":
+        lines = [strip_inline_reasoning(content).strip()]
         lines.extend(_tool_call_lines(msg.get("tool_calls")))
     body = redacted_head_tail("\n".join(line for line in lines if line), per_message_max)
     label = redact(_label(msg, tool_names))

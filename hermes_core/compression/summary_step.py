@@ -12,20 +12,22 @@ transcript: a model repeats the secrets it read, and a plugin may not redact at 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from hermes_core.compression.anchors import DEFAULT_LEDGER_CHARS, extract_anchors, guard_summary
 from hermes_core.compression.assemble import is_summary_message, unwrap_summary
-from hermes_core.compression.directives import find_directives, strip_directive_lines
+from hermes_core.compression.directives import Stated, find_directives, strip_directive_lines
 from hermes_core.compression.fallback import fallback_summary
 from hermes_core.compression.hooks import CompressionHooks
 from hermes_core.compression.policy import CompressionGuard
+from hermes_core.compression.reloads import carried, pointers_for, with_pointers
 from hermes_core.compression.result import SummarizerUsed
 from hermes_core.compression.summarizer import check_summary
 from hermes_core.redact import redact
-from hermes_core.transcript.messages import message_text
+from hermes_core.transcript.messages import is_real_user_message, message_text
 from hermes_core.types import SummaryContext
 
 
@@ -62,6 +64,9 @@ def summarize_step(
     ``middle`` is not read."""
     text: str | None = None
     failure: tuple[str, str] | None = None
+    stated = Stated(
+        message_text(message) for message in middle_original if is_real_user_message(message)
+    )
     if use_llm is None:
         use_llm = hooks.summarize is not None and guard.use_llm()
     if use_llm and hooks.summarize is not None:
@@ -69,7 +74,8 @@ def summarize_step(
             text = hooks.summarize(middle, previous, budget_tokens, context)
             if text is not None:
                 text = check_summary(text, None)  # any summariser's answer, not only ours
-                findings = find_directives(text) + hooks.scan(text)
+                text = drop_summary_labels(text)
+                findings = find_directives(text, stated=stated) + hooks.scan(text)
                 if findings:
                     failure = ("rejected", f"summary rejected: {findings[0].pattern_id}")
                     text = None
@@ -83,10 +89,12 @@ def summarize_step(
 
             kind, detail = failure
             unreachable = kind == "network" and unreachable_falls_back
+            # every failure starts a cooldown (docs/compression.md), an abort too: a bad key
+            # must not cost an LLM call on every later check
+            guard.record_summary_failure(cooldown_kind(kind))
             if (aborts(kind) and not unreachable) or abort_on_failure:
                 reason = f"summary failed ({kind}), input kept: {detail}"
                 return SummaryStep(None, None, abort_reason=reason, failure=failure)
-            guard.record_summary_failure(cooldown_kind(kind))
         elif text is not None:
             guard.record_summary_success()
     used: SummarizerUsed = "llm" if text is not None else "fallback"
@@ -103,8 +111,23 @@ def summarize_step(
         count_text,
         max_ledger_chars=max_ledger_chars,
     )
-    body, _removed = strip_directive_lines(redact(body))  # quoted tool output is data, not orders
+    # quoted tool output is data, not orders; the user's own rules stay
+    body, _removed = strip_directive_lines(redact(body), stated)
+    body = with_pointers(body, carried(previous) + pointers_for(middle_original))
     return SummaryStep(body, used, failure=failure)
+
+
+#: A label the model put on its own answer ("[CONTEXT SUMMARY]:", "Context summary —"):
+#: ours wraps the body already, and a second one inside it reads as nesting.
+_MODEL_LABEL = re.compile(
+    r"(?im)^[ \t]{0,10}(?:\*\*|#{1,6}[ \t]{1,3})?\[?[ \t]{0,3}context[ \t]{1,3}summary"
+    r"[ \t]{0,3}\]?(?:\*\*)?[ \t]{0,3}(?:[:：—–-](?:\*\*)?[ \t]{0,3}|$)"
+)
+
+
+def drop_summary_labels(text: str) -> str:
+    """``text`` without the model's own context-summary labels at line starts."""
+    return _MODEL_LABEL.sub("", text).strip()
 
 
 def previous_summary(messages: Sequence[Mapping[str, Any]]) -> str | None:

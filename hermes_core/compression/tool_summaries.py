@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final, NamedTuple
 
+from hermes_core.compression.reloads import pointer
 from hermes_core.compression.tool_results import (
     _as_int,
     _clip,
@@ -221,7 +222,13 @@ def _web_search(args: Mapping[str, Any], text: str, parsed: Any, name: str) -> _
 
 def _web_extract(args: Mapping[str, Any], text: str, parsed: Any, name: str) -> _Summary:
     urls = args.get("urls")
-    url_list = [u for u in urls if isinstance(u, str)] if isinstance(urls, list) else []
+    # a list of strings, or of objects ({"url": ...}) as some tool schemas have it
+    url_list = (
+        [u if isinstance(u, str) else _first_str(u, "url", "href", "link") for u in urls]
+        if isinstance(urls, list)
+        else []
+    )
+    url_list = [u for u in url_list if u]
     url_list = url_list or [u for u in [_first_str(args, "url", "urls", "href", "link")] if u]
     items = _first_list(parsed, "results", "pages", "data")
     title, errors = "", []
@@ -362,6 +369,9 @@ def summarize_tool_result(
     text = result if isinstance(result, str) else str(result)
     args = arguments if isinstance(arguments, Mapping) else {}
     try:
+        reload = pointer(name, args)
+        if reload is not None:  # a skill or todo list the agent must fetch again
+            return _clip(f"[{name}] {reload.removeprefix('- ')}", limit)
         family = tool_family(name)
         summary = _BY_FAMILY[family](args, text, _parse(text), name)
         summary = summary._replace(

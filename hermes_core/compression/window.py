@@ -58,12 +58,15 @@ def tail_start(
     """Walk back over whole groups until the token budget is used.
 
     Always kept: the newest group and (with ``keep_newest_user``) the newest real user message
-    with what follows it. Wanted while the budget allows, and beyond it unless a single group
-    alone overruns the budget: ``min_messages`` messages and ``min_user_messages`` real user
-    messages (as many as exist after the head).
+    with what follows it, and the assistant's text reply that message answers (a "Yes, do
+    that." means nothing without it). Wanted while the budget allows, and beyond it unless a
+    single group alone overruns the budget: ``min_messages`` messages and
+    ``min_user_messages`` real user messages (as many as exist after the head).
     """
     users_after_head = [i for i in range(head, len(messages)) if is_real_user_message(messages[i])]
     newest_user = users_after_head[-1] if users_after_head and keep_newest_user else None
+    if newest_user is not None:
+        newest_user = _answered_reply(messages, head, newest_user)
     min_users = min(min_user_messages, len(users_after_head))
     start = len(messages)
     used = held = users = 0
@@ -81,6 +84,19 @@ def tail_start(
         held += len(group)
         users += sum(1 for i in range(group.start, group.end) if is_real_user_message(messages[i]))
     return max(start, head)
+
+
+def _answered_reply(messages: Sequence[Mapping[str, Any]], head: int, user: int) -> int:
+    """The index of the assistant's text reply right before the real user message at
+    ``user``, else ``user``."""
+    index = user - 1
+    if index < head or messages[index].get("role") != "assistant":
+        return user
+    content = messages[index].get("content")
+    has_text = (isinstance(content, str) and content.strip()) or (
+        isinstance(content, list) and bool(content)
+    )
+    return index if has_text else user
 
 
 def choose_window(
@@ -110,6 +126,18 @@ def choose_window(
     )
     if tail > head:
         return _settled(messages, groups, Window(head, tail))
+    # a short, heavy conversation: the message floors yield before the middle vanishes
+    tail = tail_start(
+        messages,
+        groups,
+        costs,
+        head=head,
+        budget_tokens=budget_tokens,
+        min_messages=0,
+        min_user_messages=min(min_user_messages, 1),
+    )
+    if tail > head:
+        return _settled(messages, groups, Window(head, tail))
     newest_user = next(
         (i for i in range(len(messages) - 1, head - 1, -1) if is_real_user_message(messages[i])),
         None,
@@ -135,16 +163,20 @@ def _settled(
 ) -> Window:
     """Move the head boundary back, group by group, until a summary can stand between head and
     tail without being merged into a real user message (which must stay verbatim). A summary
-    an earlier compaction left at the start of the tail is summarised again with the middle:
-    two summaries side by side would break role alternation and say the same thing twice."""
+    an earlier compaction left in the tail is summarised again with the middle: two
+    summaries would say the same thing twice (and side by side break role alternation)."""
     any_user = any(is_real_user_message(m) for m in messages)
     head = window.head_end
-    first = messages[window.tail_start]
-    # (a summary that lost its marker on the wire reads as the user's words: it stays)
-    if is_summary_message(first) and not is_real_user_message(first):
-        holding = next(g for g in groups if g.start <= window.tail_start < g.end)
-        if holding.end < len(messages):
-            window = Window(head, holding.end)
+    # The newest earlier summary in the tail goes into the middle with everything before it
+    # (a summary that lost its marker on the wire reads as the user's words: it stays);
+    # left in the tail, the new summary would repeat it, byte for byte when nothing changed.
+    for index in range(len(messages) - 1, window.tail_start - 1, -1):
+        message = messages[index]
+        if is_summary_message(message) and not is_real_user_message(message):
+            holding = next(g for g in groups if g.start <= index < g.end)
+            if holding.end < len(messages):
+                window = Window(head, holding.end)
+            break
     following = messages[window.tail_start]
     while is_real_user_message(following):
         previous = messages[head - 1] if head else None
