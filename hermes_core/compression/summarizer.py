@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hermes_core.compression.prompts import first_prompt, update_prompt
-from hermes_core.compression.serialize import serialize_turns
+from hermes_core.compression.serialize import MAX_SUMMARY_INPUT_CHARS, head_tail, serialize_turns
 from hermes_core.compression.summary_usage import record_summarizer_call
 from hermes_core.config.settings import AuxiliaryCompressionSettings, ModelSettings
 from hermes_core.llm import ChatClient, ChatEndpoint, ChatReply, LLMError, retry_on_main_model
@@ -49,6 +49,33 @@ _REFUSAL = re.compile(
     rf"|^\W*as\s+an\s+ai\b[^.]{{0,80}}\b(?:{_INABILITY}|unable|not\s+able)",
     re.IGNORECASE,
 )
+
+
+#: The serialised turns keep at least this much of the cap however long the previous
+#: summary is (it is cut in the middle first).
+MIN_TURN_CHARS = 40_000
+
+
+def _prompt(previous: str, turns: str, budget_tokens: int) -> list[dict[str, str]]:
+    return (
+        update_prompt(previous, turns, budget_tokens)
+        if previous
+        else first_prompt(turns, budget_tokens)
+    )
+
+
+def _capped_prompt(
+    messages: Sequence[Mapping[str, Any]], previous: str, budget_tokens: int
+) -> list[dict[str, str]]:
+    """The summariser prompt, at most :data:`MAX_SUMMARY_INPUT_CHARS` characters in all:
+    template, previous summary (with its ledger) and serialised turns together."""
+    frame = sum(len(message["content"]) for message in _prompt("", "", budget_tokens))
+    room_for_previous = MAX_SUMMARY_INPUT_CHARS - frame - MIN_TURN_CHARS
+    if len(previous) > room_for_previous:
+        previous = head_tail(previous, max(room_for_previous, 1_000))
+    overhead = sum(len(message["content"]) for message in _prompt(previous, "", budget_tokens))
+    turns = serialize_turns(messages, max_chars=max(MAX_SUMMARY_INPUT_CHARS - overhead, 1_000))
+    return _prompt(previous, turns, budget_tokens)
 
 
 class SummaryRejected(LLMError):
@@ -170,12 +197,8 @@ class LLMSummarizer:
                 "or model.base_url and model.name",
                 kind="not_found",
             )
-        turns = serialize_turns(messages)
         previous = redact(previous_summary).strip() if previous_summary else ""
-        if previous:
-            prompt = update_prompt(previous, turns, budget_tokens)
-        else:
-            prompt = first_prompt(turns, budget_tokens)
+        prompt = _capped_prompt(messages, previous, budget_tokens)
         endpoints = [self.primary] + ([self.fallback] if self.fallback else [])
         attempts: list[tuple[str, str]] = []
         for index, endpoint in enumerate(endpoints):

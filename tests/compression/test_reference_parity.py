@@ -264,3 +264,15 @@ def test_n_nine_heavy_messages_over_the_threshold_compress_with_defaults() -> No
 def test_an_unknown_summarizer_mode_is_an_error() -> None:
     with pytest.raises(ConfigError, match="unknown summarizer 'bogus'"):
         hc.compress([system(), *chat(2)], context_length=16_000, summarizer="bogus")  # type: ignore[arg-type]
+
+
+def test_the_whole_summariser_prompt_stays_under_the_input_cap(fake_llm: FakeLLM) -> None:
+    long_summary = SUMMARY + "\n\n## Critical Context\n" + words("fact", 9_000)
+    fake_llm.script(answer(long_summary), answer(SUMMARY))
+    compressor = hc.Compressor(llm_settings(fake_llm), context_length=1_000_000)
+    first = compressor.compress([system(), *chat(40, n=2_000)], force=True)
+    assert first.summarizer == "llm" and len(first.summary or "") > 30_000
+    compressor.compress([*first.messages, *chat(40, n=2_000, start=100)], force=True)
+    second = fake_llm.requests[-1].json["messages"]
+    assert "fact8" in second[-1]["content"]  # the previous summary was sent to be updated
+    assert sum(len(message["content"]) for message in second) <= 160_000
