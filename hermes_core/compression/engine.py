@@ -30,11 +30,12 @@ from hermes_core.compression.prune import prune_tool_results
 from hermes_core.compression.result import CompressionResult, EventSink, outcome
 from hermes_core.compression.summary_step import SummaryStep, previous_summary, summarize_step
 from hermes_core.compression.summary_usage import SummarizerUsage, metered_hooks
-from hermes_core.compression.trigger import CompressionTrigger, as_settings
+from hermes_core.compression.trigger import GROWTH_ENDS_BACKOFF, CompressionTrigger, as_settings
 from hermes_core.compression.window import Window, choose_window
 from hermes_core.config.settings import Settings
 from hermes_core.errors import InvalidMessages
 from hermes_core.tokens import REPLY_PRIMING
+from hermes_core.tokens.table import CostTable, primed
 from hermes_core.transcript.messages import is_real_user_message, turn_groups
 from hermes_core.transcript.validation import validate_messages
 from hermes_core.types import SummaryContext
@@ -111,8 +112,11 @@ class Compressor(CompressionTrigger):
         source = [m if isinstance(m, dict) else dict(m) for m in messages]
         usage = SummarizerUsage(count=self.count)
         self._started = False
+        self._costs: CostTable | None = None  # this call's costs, until it returns
         self._touch()
         result = self._compress(source, force, usage)
+        costs, self._costs = self._costs, None  # costs that stayed estimates; 0: all exact
+        result.stats["estimated_costs"] = costs.pending if costs else 0
         result.stats["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
         result.stats["summarizer_usage"] = usage.as_dict()
         changed = result.status in ("compressed", "pruned")
@@ -135,8 +139,11 @@ class Compressor(CompressionTrigger):
                 "`hermes-context validate` for the list): " + problems[0],
                 problems,
             )
-        costs = [self._cost(m) for m in source]  # each message counted once per call
-        before = sum(costs) + REPLY_PRIMING if source else 0
+        # exact where cached, else estimated; counted exactly only where a decision needs it
+        costs = CostTable(source, self.counter, image_tokens=self.settings.compression.image_tokens)
+        if costs.pending:
+            costs.calibrate()
+        self._costs = costs
         stats: dict[str, Any] = {
             "messages_before": len(source),
             "threshold_tokens": self.threshold_tokens,
@@ -147,10 +154,11 @@ class Compressor(CompressionTrigger):
         }
         overflow = self._overflow_due  # the provider refused the last request: cut hard
         # the same figure the host's trigger saw: anchored on real usage, ratio-corrected
-        go, reason = (True, None) if force else self.should_compress(self.observe(source))
+        go, reason = (True, None) if force else self.should_compress(self._trigger(source, costs))
         self._overflow_due = self._idle_due = False  # used up by this decision
+        before = primed(costs.span().point, source)
         if not go:
-            proactive = self._proactive(source, before, stats) if reason is None else None
+            proactive = self._proactive(source, costs, stats) if reason is None else None
             why = reason or f"under the threshold ({before:,} < {self.threshold_tokens:,})"
             return proactive or outcome(source, "unchanged", why, tokens_before=before, stats=stats)
         self._emit("compression_started", tokens=before)
@@ -180,10 +188,32 @@ class Compressor(CompressionTrigger):
             return outcome(source, "aborted", why, tokens_before=before, stats=stats)
         return result
 
+    def _trigger(self, source: list[Message], costs: CostTable) -> int:
+        """:meth:`observe` when cheap (costs known, or the list only grew), else the estimate,
+        counted exactly until every verdict of the trigger is the one exact counts give."""
+        if not costs.pending or self.running.follows(source):
+            return self.observe(source)
+        ratio, trigger = self.running.correction_ratio, self.threshold_tokens
+        nothing = [] if self._nothing_at is None else [self._nothing_at * GROWTH_ENDS_BACKOFF]
+        proactive = self.settings.compression.proactive_prune_tokens  # 0: off
+        marks = [trigger, max(1, trigger // 2), *nothing, *([proactive] if proactive else [])]
+        tokens = costs.clear_of(marks, lambda t: int(ratio * t + 0.5), REPLY_PRIMING)
+        self._sent, self.last_prompt_tokens = (source, len(source)), tokens
+        return tokens
+
+    def _suffices(self, costs: CostTable, after: tuple[list[int], int], budget: int) -> bool:
+        """:func:`policy.prune_suffices` of the whole list and ``after``, as exact counts say."""
+        r, limit = self.running.correction_ratio, self.threshold_tokens
+        return costs.monotone(
+            lambda b, a: policy.prune_suffices(int(b * r), int(a * r), limit, budget),
+            (None, primed(0, costs)),
+            after,
+        )
+
     def _run(
         self,
         source: list[Message],
-        costs: list[int],
+        costs: CostTable,
         tokens_before: int,
         stats: dict[str, Any],
         usage: SummarizerUsage,
@@ -209,22 +239,15 @@ class Compressor(CompressionTrigger):
             min_messages=policy.tail_message_floor(comp.protect_last_n),
             min_user_messages=comp.min_tail_user_messages,
         )
-        if window is None:
-            self.nothing_to_compress(int(tokens_before * ratio))
+        if window is None:  # the growth check compares with this figure later: exact
+            self.nothing_to_compress(int(costs.exact_prompt(source, self._cost) * ratio))
             reason = "nothing to compress: every message is in the protected head or tail"
             return outcome(source, "unchanged", reason, tokens_before=tokens_before, stats=stats)
         stats["window"] = {"head_end": window.head_end, "tail_start": window.tail_start}
         use_llm = self.hooks.summarize is not None and self.guard.use_llm()
         # the fallback reads the original middle: prune it only if pruning alone might do
-        unread = not use_llm and (
-            force
-            or not policy.prune_suffices(
-                int(tokens_before * ratio),
-                int(policy.untouched_tokens(source, costs) * ratio),
-                self.threshold_tokens,
-                real_budget,
-            )
-        )
+        untouched = [i for i, m in enumerate(source) if policy.untouched(m)]
+        unread = not use_llm and (force or not self._suffices(costs, (untouched, 0), real_budget))
         pruned = prune_tool_results(
             source,
             protect_from=window.tail_start,
@@ -236,16 +259,8 @@ class Compressor(CompressionTrigger):
         )
         stats["passes"] = dict(pruned.passes)
         working = pruned.messages
-        known = {id(m): c for m, c in zip(source, costs, strict=True)}
-        for index in pruned.replaced:
-            known[id(working[index])] = self._cost(working[index])
-        tokens_pruned = self._total(working, known)
-        if not force and policy.prune_suffices(
-            int(tokens_before * ratio),
-            int(tokens_pruned * ratio),
-            self.threshold_tokens,
-            real_budget,
-        ):
+        if not force and self._suffices(costs, costs.split(working, self._cost), real_budget):
+            tokens_pruned = costs.exact_prompt(working, self._cost)  # under the threshold: bounded
             self.guard.record_compaction(
                 tokens_before=tokens_before,
                 tokens_after=tokens_pruned,
@@ -287,7 +302,7 @@ class Compressor(CompressionTrigger):
         if assembly.merged:
             replaced.add(window.tail_start)
         archived = [source[i] for i in sorted(replaced)]
-        tokens_after = self._total(assembly.messages, known)
+        tokens_after = costs.exact_prompt(assembly.messages, self._cost)
         self.guard.record_compaction(
             tokens_before=tokens_before,
             tokens_after=tokens_after,
@@ -313,8 +328,11 @@ class Compressor(CompressionTrigger):
         return result
 
     def _proactive(
-        self, source: list[Message], tokens_before: int, stats: dict[str, Any]
+        self, source: list[Message], costs: CostTable, stats: dict[str, Any]
     ) -> CompressionResult | None:
+        if not self.settings.compression.proactive_prune_tokens:
+            return None  # off: nothing to count
+        tokens_before = costs.exact_prompt(source, self._cost)  # under the threshold: bounded
         pruned = proactive_step(
             source,
             settings=self.settings.compression,
@@ -334,14 +352,8 @@ class Compressor(CompressionTrigger):
             tokens_before=tokens_before,
             stats=stats,
             archived=[pruned.replaced[i] for i in sorted(pruned.replaced)],
-            tokens_after=self.count(pruned.messages),
+            tokens_after=costs.exact_prompt(pruned.messages, self._cost),
         )
-
-    def _total(self, messages: list[Message], known: dict[int, int]) -> int:
-        """Prompt tokens of a list whose unchanged messages were costed earlier in this call
-        (``known`` maps the ids of live message objects to their cost)."""
-        total = sum(known.get(id(m)) or self._cost(m) for m in messages)
-        return total + REPLY_PRIMING if messages else 0
 
     def _summarize(
         self,

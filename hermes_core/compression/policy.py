@@ -46,6 +46,7 @@ __all__ = [
     "summary_budget",
     "tail_budget",
     "tail_message_floor",
+    "untouched",
     "untouched_tokens",
 ]
 
@@ -184,16 +185,19 @@ def tail_message_floor(protect_last_n: int) -> int:
     return max(0, min(protect_last_n, TAIL_MESSAGE_FLOOR_MAX))
 
 
-def untouched_tokens(messages: list[Message], costs: list[int]) -> int:
-    """A lower bound of the tokens left after pruning: the messages it never edits (no tool
-    result, no tool calls, no multi-part content that could hold an image)."""
-    return sum(
-        cost
-        for msg, cost in zip(messages, costs, strict=True)
-        if msg.get("role") != "tool"
-        and not msg.get("tool_calls")
-        and not isinstance(msg.get("content"), list)
+def untouched(message: Message) -> bool:
+    """Whether pruning never edits ``message``: no tool result, no tool calls, no multi-part
+    content that could hold an image (the engine sums these costs with exact-count bounds)."""
+    return (
+        message.get("role") != "tool"
+        and not message.get("tool_calls")
+        and not isinstance(message.get("content"), list)
     )
+
+
+def untouched_tokens(messages: list[Message], costs: list[int]) -> int:
+    """A lower bound of the tokens left after pruning: the messages it never edits."""
+    return sum(cost for msg, cost in zip(messages, costs, strict=True) if untouched(msg))
 
 
 def prune_suffices(before: int, after: int, threshold: int, tail_budget: int) -> bool:

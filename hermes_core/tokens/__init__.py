@@ -3,8 +3,10 @@
 Why a facade: callers (the compressor, the CLI, hosts) need one place to import from, while
 each idea lives in its own module: :mod:`~hermes_core.tokens.counters` (text counters, offline
 tiktoken, the estimate), :mod:`~hermes_core.tokens.costs` (the one cost function and its cache),
-:mod:`~hermes_core.tokens.usage` (the usage-anchored running count) and
-:mod:`~hermes_core.tokens.breakdown` (reports).
+:mod:`~hermes_core.tokens.usage` (the usage-anchored running count),
+:mod:`~hermes_core.tokens.breakdown` (reports), and for one compression
+:mod:`~hermes_core.tokens.table` (costs counted exactly only where a decision needs it) over
+:mod:`~hermes_core.tokens.bounds` (what a cost is known to be before it is counted).
 """
 
 from __future__ import annotations

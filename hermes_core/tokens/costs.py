@@ -130,12 +130,16 @@ def _freeze(value: Any, depth: int = 1) -> Any:
         return value
     if isinstance(value, (Mapping, list, tuple)) and depth > MAX_NESTING:
         raise _TooDeep
+    deeper = depth + 1  # strings (most values) skip the call: content keys are built per count
     if isinstance(value, Mapping):
-        return tuple(
-            sorted(((str(k), _freeze(v, depth + 1)) for k, v in value.items()), key=_first)
-        )
+        items = [
+            (k if type(k) is str else str(k), v if type(v) is str else _freeze(v, deeper))
+            for k, v in value.items()
+        ]
+        items.sort(key=_first)
+        return tuple(items)
     if isinstance(value, (list, tuple)):
-        return ("[]", *(_freeze(v, depth + 1) for v in value))
+        return ("[]", *(v if type(v) is str else _freeze(v, deeper) for v in value))
     return repr(value)
 
 
@@ -278,6 +282,30 @@ class MessageCostCache:
     ) -> _MessageCost:
         """The (cached) cost record of ``message``, keyed by its content."""
         key = (counter.name, image_tokens, content_key(message))
+        return self.measure_keyed(key, message, counter, image_tokens)
+
+    def peek_many(self, keys: Sequence[tuple[str, int, Any]]) -> list[_MessageCost | None]:
+        """The cached records of many ``(counter name, image tokens, content key)`` keys under
+        one lock, ``None`` where absent; nothing is counted (a cold caller estimates instead)."""
+        found: list[_MessageCost | None] = []
+        with self._lock:
+            data = self._data
+            for key in keys:
+                cost = data.get(key)
+                if cost is not None:
+                    data.move_to_end(key)
+                    self.hits += 1
+                found.append(cost)
+        return found
+
+    def measure_keyed(
+        self,
+        key: tuple[str, int, Any],
+        message: Mapping[Any, Any],
+        counter: TokenCounter,
+        image_tokens: int,
+    ) -> _MessageCost:
+        """:meth:`measure` for a caller that already built the key (it hashes nothing twice)."""
         with self._lock:
             cost = self._data.get(key)
             if cost is not None:

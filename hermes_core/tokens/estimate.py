@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["estimate_tokens"]
 
@@ -74,25 +77,22 @@ def _marker_table(members: bytes) -> bytes:
 
 
 _B64_MARKS: Final = _marker_table(_LETTERS + _DIGITS + b"+/")
-_DIGIT_MARKS: Final = _marker_table(_DIGITS)
 
 
-def _ascii_estimate(text: str) -> float:
-    data = text.encode("ascii")  # a memcpy for ASCII text
-    no_letters = data.translate(None, _LETTERS)
-    no_alnum = no_letters.translate(None, _DIGITS)
-    spaces = no_alnum.count(b" ")
-    newlines = no_alnum.count(b"\n")  # a newline joins its neighbours' tokens: weight 0
+def _ascii_weighted(count: Callable[[bytes], int], size: int) -> float:
+    """The estimate of ASCII text from ``count`` of its class-mapped bytes (one translate)."""
+    letters, digits = count(b"L"), count(b"D")
+    spaces = count(b"S")
+    newlines = count(b"N")  # a newline joins its neighbours' tokens: weight 0
     return (
-        _LETTER_W * (len(data) - len(no_letters))
-        + _DIGIT_W * (len(no_letters) - len(no_alnum))
-        + _PUNCT_W * (len(no_alnum) - spaces - newlines)
+        _LETTER_W * letters
+        + _DIGIT_W * digits
+        + _PUNCT_W * (size - letters - digits - spaces - newlines)
         + _SPACE_W * spaces
     )
 
 
-def _mixed_estimate(text: str) -> float:
-    count = text.encode("utf-8", "surrogatepass").translate(_CLASSES).count
+def _mixed_weighted(count: Callable[[bytes], int]) -> float:
     return (
         _LETTER_W * count(b"L")
         + _DIGIT_W * count(b"D")
@@ -105,12 +105,20 @@ def _mixed_estimate(text: str) -> float:
     )
 
 
+def _ascii_estimate(text: str) -> float:
+    data = text.encode("ascii")  # a memcpy for ASCII text
+    return _ascii_weighted(data.translate(_CLASSES).count, len(data))
+
+
+def _mixed_estimate(text: str) -> float:
+    return _mixed_weighted(text.encode("utf-8", "surrogatepass").translate(_CLASSES).count)
+
+
 def _spans(
-    data: bytes, marks: bytes | None, min_len: int, run: re.Pattern[bytes]
+    data: bytes, haystack: bytes, needle: bytes, run: re.Pattern[bytes]
 ) -> list[tuple[int, bytes]]:
-    """``(start, run)`` for runs of at least ``min_len`` bytes of one class, found with ``find``."""
-    haystack = data.translate(marks) if marks is not None else data
-    needle = (b"x" if marks is not None else b" ") * min_len
+    """``(start, run)`` for runs of ``data`` where ``haystack`` (``data`` mapped byte for byte
+    to classes) holds ``needle`` (a minimal run of one class), found with ``find``."""
     found: list[tuple[int, bytes]] = []
     pos = haystack.find(needle)
     while pos != -1:
@@ -122,11 +130,13 @@ def _spans(
     return found
 
 
-def _run_corrections(data: bytes) -> float:
-    """How far the class weights are off on the special runs of ``data``."""
+def _run_corrections(data: bytes, classes: bytes) -> float:
+    """How far the class weights are off on the special runs of ``data`` (``classes``: its
+    bytes mapped through ``_CLASSES``, where digits are ``D``)."""
     delta = 0.0
     random_spans: list[tuple[int, int]] = []
-    for start, run in _spans(data, _B64_MARKS, _RANDOM_MIN, _B64_RUN):
+    b64 = data.translate(_B64_MARKS)
+    for start, run in _spans(data, b64, b"x" * _RANDOM_MIN, _B64_RUN):
         if run == run.lower() or run == run.upper() or run.translate(None, _DIGITS) == run:
             continue  # one case only, or no digits: paths, hex, words, not random text
         n = len(run)
@@ -136,12 +146,12 @@ def _run_corrections(data: bytes) -> float:
         delta += _RANDOM_W * n - base
         random_spans.append((start, start + n))
     starts = [span[0] for span in random_spans]
-    for start, run in _spans(data, _DIGIT_MARKS, _DIGIT_MIN, _DIGIT_RUN):
+    for start, run in _spans(data, classes, b"D" * _DIGIT_MIN, _DIGIT_RUN):
         i = bisect.bisect_right(starts, start) - 1
         if i >= 0 and start < random_spans[i][1]:
             continue  # already re-costed as part of random text
         delta += len(run) * (_DIGIT_RUN_W - _DIGIT_W)
-    for _start, run in _spans(data, None, _SPACE_MIN, _SPACE_RUN):
+    for _start, run in _spans(data, data, b" " * _SPACE_MIN, _SPACE_RUN):
         delta += len(run) * (_SPACE_RUN_W - _SPACE_W)
     return delta
 
@@ -151,10 +161,10 @@ def estimate_tokens(text: str) -> int:
     (about 3 ms/MB for ASCII, 6 ms/MB otherwise)."""
     if not text:
         return 0
+    data = text.encode("utf-8", "surrogatepass")
+    classes = data.translate(_CLASSES)  # one pass; every count below reads this copy
     if text.isascii():
-        data = text.encode("ascii")
-        total = _ascii_estimate(text)
+        total = _ascii_weighted(classes.count, len(data))
     else:
-        data = text.encode("utf-8", "surrogatepass")
-        total = _mixed_estimate(text)
-    return max(1, int(total + _run_corrections(data) + 0.5))
+        total = _mixed_weighted(classes.count)
+    return max(1, int(total + _run_corrections(data, classes) + 0.5))

@@ -94,16 +94,22 @@ class RunningTokenCount:
     def _same(message: Any, digest: bytes) -> bool:
         return isinstance(message, Mapping) and message_digest(message) == digest
 
+    def follows(self, messages: Sequence[Mapping[str, Any]]) -> bool:
+        """Whether ``messages`` extends the list seen last, so :meth:`observe` costs only the
+        appended messages (two digests); else it would recount the whole list."""
+        n = len(messages)
+        return (
+            0 < self._n <= n
+            and self._same(messages[0], self._first_digest)
+            and self._same(messages[self._n - 1], self._last_digest)
+        )
+
     def _advance(self, messages: Sequence[Mapping[str, Any]]) -> None:
         """Bring the state up to ``messages``, costing only what was appended when possible."""
         if not isinstance(messages, (list, tuple)):
             raise TypeError(f"expected a list of message dicts, got {type(messages).__name__}")
         n = len(messages)
-        grew = (
-            0 < self._n <= n
-            and self._same(messages[0], self._first_digest)
-            and self._same(messages[self._n - 1], self._last_digest)
-        )
+        grew = self.follows(messages)
         start = self._n if grew else 0
         if not grew:
             self.reset()
