@@ -1,9 +1,10 @@
-"""Anchor extraction: the paths, commands, URLs, errors, identifiers and asks of a slice.
+"""Anchor extraction: what one message (or one tool call and its results) gives the ledger.
 
 Why: the ledger (see :mod:`hermes_core.compression.anchors`) is only as good as what is pulled
-mechanically out of the compacted middle. This walk decides where each category comes from:
-tool-call arguments, tool results, the user's own words; every scan is linear (inputs are
-windowed, JSON past a bound is scanned as text).
+mechanically out of the compacted middle. These scans decide where each category comes from:
+tool-call arguments, tool results, the user's own words; the walk over a whole middle
+(:func:`hermes_core.compression.anchors.extract_anchors`) decides which scan each message
+gets. Every scan is linear (inputs are windowed, JSON past a bound is scanned as text).
 """
 
 from __future__ import annotations
@@ -21,28 +22,26 @@ from hermes_core.compression.anchor_ledger import (
     AnchorLedger,
     _clean,
     _cut_head,
-    split_summary,
+    failure_command,
 )
 from hermes_core.compression.anchor_scan import (
+    _TEST_SUMMARY,
     _add_errors,
     _as_path,
     _Collector,
     _error_lines,
-    _NewestFirst,
     _text_anchors,
     _words,
+    split_summary,
 )
 from hermes_core.compression.tool_results import loads_shared
 from hermes_core.redact import redact
-from hermes_core.transcript.messages import (
-    is_real_user_message,
-    message_text,
-    tool_name_for_results,
-)
+from hermes_core.transcript.messages import is_real_user_message, message_text
 
-__all__ = ["ask_text", "extract_anchors"]
+__all__ = ["ask_text"]
 
 
+_FAILURE_ERROR_CHARS: Final = 100  # the error line a failed command is listed with
 _EDGE: Final = 20_000  # a huge string is scanned on its first and last 20K characters
 _MAX_JSON: Final = 400_000  # larger tool results / arguments are scanned as text, not parsed
 _END_MARK: Final = "--- END OF CONTEXT SUMMARY"  # a summary merged into a user turn ends so
@@ -50,6 +49,17 @@ _END_MARK: Final = "--- END OF CONTEXT SUMMARY"  # a summary merged into a user 
 _SHELL_TOOL = re.compile(r"term|shell|bash|zsh|exec|run|command|cmd|console|powershell|process")
 _QUIET_TOOL = re.compile(r"read|search|web|fetch|brows|grep|glob|list|view|open|memory|find")
 _PATCH_TOOL = re.compile(r"patch|apply|diff|edit")
+#: A tool that writes the files its path arguments name (unless asked only to look).
+_WRITE_TOOL = re.compile(r"write|edit|patch|apply|creat|replac|insert|append|save")
+#: An error line that says what went wrong: a test id, a compiler message, an exception with
+#: its message (not "file.py:12: AssertionError", which only says where).
+_TELLING_ERROR = re.compile(
+    r"FAILED |npm ERR!|\S+:\d+(?::\d+)?: (?:fatal )?error|(?:E )?[\w.]+: \S"
+)
+_LOOK_ONLY: Final = frozenset({"view", "read", "show", "list", "cat", "open", "get"})
+#: A JSON result with a non-zero exit code (found without parsing the result).
+_EXIT_EDGE: Final = 500  # how far from either end of a result its exit code is looked for
+_FAILED_EXIT = re.compile(r'"(?:exit_code|returncode|exit_status)"\s{0,4}:\s{0,4}-?[1-9]')
 _DIFF_HEADER = re.compile(
     r"^(?:\*\*\* (?:Update|Add|Delete) File: |\+\+\+ b/|--- a/)([^\n]{1,400})$", re.M
 )
@@ -120,6 +130,18 @@ def _user_commands(acc: _Collector, text: str) -> None:
             acc.add("commands", span)
 
 
+def _first_error(errors: list[str]) -> str | None:
+    """The line that says most about a failure: a ``FAILED``, compiler or exception line with a
+    message before any other, a test summary ("2 failed, 3 passed") last."""
+
+    def rank(line: str) -> int:
+        if _TEST_SUMMARY.match(line):
+            return 2
+        return 0 if _TELLING_ERROR.match(line) else 1
+
+    return min(errors, key=rank) if errors else None
+
+
 def _result_anchors(acc: _Collector, tool: str, text: str, command: str | None) -> None:
     quiet = _QUIET_TOOL.search(tool.lower()) is not None
     parsed = _parse_json(text)
@@ -143,6 +165,9 @@ def _result_anchors(acc: _Collector, tool: str, text: str, command: str | None) 
         errors = _error_lines(body.lstrip().split("\n", 1)[0]) + errors
     else:
         errors = _error_lines(body) + errors
+    if exit_code and command:
+        first = _first_error([_clean(e, _FAILURE_ERROR_CHARS) for e in errors])
+        acc.add("failures", f"`{command}` -> exit {exit_code}" + (f": {first}" if first else ""))
     if exit_code:
         errors.append(
             f"`{command}` -> exit {exit_code}" if command else f"{tool} -> exit {exit_code}"
@@ -173,6 +198,8 @@ class _Call:
     tool: str
     call_id: Any
     commands: dict[str, str]
+    edits: bool = False  # the tool writes the files it names
+    light: bool = False  # paths, commands and written files only (no URLs, identifiers)
 
 
 def _arg_string(call: _Call, key: str, value: str) -> None:
@@ -181,19 +208,24 @@ def _arg_string(call: _Call, key: str, value: str) -> None:
         if stripped and (_SHELL_TOOL.search(call.tool) or " " in stripped):
             command = _one_line(stripped)
             acc.add("commands", command)
-            _text_anchors(acc, redact(command), paths=False)  # a command's paths stay in it
+            if not call.light:  # a command's paths stay in it
+                _text_anchors(acc, redact(command), paths=False)
             if isinstance(call.call_id, str):
                 call.commands.setdefault(call.call_id, _clean(command, _ITEM_CHARS["commands"]))
     elif key in _PATH_KEYS or key.endswith(("_path", "_file", "_dir", "_paths", "_files")):
         if "\n" not in stripped and "://" not in stripped and stripped.strip("./"):
             acc.add("paths", stripped)
+            if call.edits:
+                acc.add("edited", stripped)
     elif _PATCH_TOOL.search(call.tool) and "\n" in value:
         for match in _DIFF_HEADER.finditer(_window(value)):
             acc.add("paths", match.group(1).strip())
+            if call.edits:
+                acc.add("edited", match.group(1).strip())
     elif key in _WEAK_PATH_KEYS:
         if path := _as_path(stripped):
             acc.add("paths", path)
-    elif key not in _CODE_KEYS and len(value) <= 2000:
+    elif key not in _CODE_KEYS and len(value) <= 2000 and not call.light:
         _text_anchors(acc, redact(value))
 
 
@@ -213,7 +245,9 @@ def _arg_anchors(call: _Call, key: str, value: Any, depth: int = 0) -> None:
         _arg_string(call, key, value)
 
 
-def _call_anchors(acc: _Collector, call: Any, commands: dict[str, str]) -> None:
+def _call_anchors(
+    acc: _Collector, call: Any, commands: dict[str, str], *, light: bool = False
+) -> None:
     function = call.get("function") if isinstance(call, Mapping) else None
     if not isinstance(function, Mapping):
         return
@@ -223,7 +257,11 @@ def _call_anchors(acc: _Collector, call: Any, commands: dict[str, str]) -> None:
     if not isinstance(args, Mapping) and isinstance(raw, str):
         args = _salvage_args(raw)
     tool = name.lower() if isinstance(name, str) else ""
-    _arg_anchors(_Call(acc, tool, call.get("id"), commands), "", args)
+    look = args.get("command") if isinstance(args, Mapping) else None
+    edits = _WRITE_TOOL.search(tool) is not None and not (
+        isinstance(look, str) and look.strip().lower() in _LOOK_ONLY
+    )
+    _arg_anchors(_Call(acc, tool, call.get("id"), commands, edits, light), "", args)
 
 
 def _blocks(messages: Sequence[Mapping[str, Any]]) -> list[range]:
@@ -238,7 +276,7 @@ def _scan(
     acc: _Collector, msg: Mapping[str, Any], names: Mapping[str, str], commands: dict[str, str]
 ) -> None:
     role, text = msg.get("role"), _window(message_text(msg))
-    if role != "tool":  # tool output is redacted item by item: it is most of the bytes
+    if role != "tool" and text:  # tool output is redacted item by item: most of the bytes
         text = redact(text)
     if ANCHOR_HEADER in text:
         text, carried = split_summary(text)
@@ -263,47 +301,48 @@ def _scan(
         _result_anchors(acc, tool if isinstance(tool, str) else "tool", text, command)
 
 
-def extract_anchors(
-    messages: Sequence[Mapping[str, Any]], *, max_chars: int | None = None
-) -> AnchorLedger:
-    """The ledger of a transcript slice (the compacted middle), items oldest first; an item
-    seen more than once sits where it was last seen.
-
-    Paths and commands come from tool-call arguments and the user's text; errors from tool
-    results (and errors users paste); URLs and identifiers from text and short arguments;
-    asks are the real user messages. A summary found in the slice hands on its own ledger.
-
-    The walk runs newest first. With ``max_chars`` (the bound the ledger will be rendered
-    with) it stops once the items found crowd every older path and command out of that
-    render (:meth:`AnchorLedger.crowds_out_older`), so a long middle costs what its newest
-    stretch costs. The newest user ask is then still looked for further back (user messages
-    only, cheap); URLs, errors and identifiers come from the stretch read.
-    """
-    msgs = [m for m in messages if isinstance(m, Mapping)]
-    names = tool_name_for_results(msgs)
-    found = _NewestFirst()
-    new_items = 0  # paths and commands found; the stop test runs each time this grows by 25%
-    next_check = 16
-    for block in reversed(_blocks(msgs)):
-        acc, commands = _Collector(), dict[str, str]()
-        for index in block:
-            _scan(acc, msgs[index], names, commands)
-        new_items += found.fold(acc)
-        if max_chars is not None and new_items >= next_check:
-            next_check = new_items + max(16, new_items // 4)
-            if found.crowds_out_older(max_chars):
-                if not found.chunks["asks"]:
-                    _newest_ask(found, msgs[: block.start])
-                break
-    return found.collector().ledger()
+def _scan_light(
+    acc: _Collector, msg: Mapping[str, Any], names: Mapping[str, str], commands: dict[str, str]
+) -> None:
+    """What a compact render can still show of an older message: the paths and commands of
+    its tool calls, written files and failed commands (a result is read only when a cheap
+    search finds a non-zero exit code), and a summary's ledger."""
+    role = msg.get("role")
+    if role == "tool":
+        cid = msg.get("tool_call_id")
+        command = commands.get(cid) if isinstance(cid, str) else None
+        text = message_text(msg) if command else ""
+        if isinstance(cid, str) and text and _exit_code_shows(text):
+            scratch = _Collector()
+            tool = names.get(cid) or msg.get("name") or "tool"
+            _result_anchors(scratch, str(tool), _window(text), command)
+            _carry(acc, scratch.ledger())
+        return
+    text = message_text(msg)
+    if ANCHOR_HEADER in text:
+        carried = split_summary(redact(_window(text)))[1]
+        for name in ("paths", "commands"):
+            for item in getattr(carried, name):
+                acc.add(name, item)
+        _carry(acc, carried)
+    calls = msg.get("tool_calls") if role == "assistant" else None
+    for call in calls[:500] if isinstance(calls, list) else ():
+        _call_anchors(acc, call, commands, light=True)
 
 
-def _newest_ask(found: _NewestFirst, older: Sequence[Mapping[str, Any]]) -> None:
-    """Fold in the newest real user ask of ``older`` (the part an early stop did not read)."""
-    for msg in reversed(older):
-        real = msg.get("role") == "user" and is_real_user_message(msg)
-        if real and (ask := ask_text(redact(_window(message_text(msg))))):
-            acc = _Collector()
-            acc.add("asks", ask)
-            found.fold(acc)
-            return
+def _exit_code_shows(text: str) -> bool:
+    """Whether a JSON result's exit code is non-zero; the key sits at one end or the other
+    of a result object, so only those are searched."""
+    return bool(_FAILED_EXIT.search(text[:_EXIT_EDGE]) or _FAILED_EXIT.search(text[-_EXIT_EDGE:]))
+
+
+def _carry(acc: _Collector, ledger: AnchorLedger) -> None:
+    """Add the written files and failed commands of ``ledger`` (with their paths and
+    commands) to ``acc``."""
+    for path in ledger.edited:
+        acc.add("paths", path)
+        acc.add("edited", path)
+    for failure in ledger.failures:
+        if command := failure_command(failure):
+            acc.add("commands", command)
+        acc.add("failures", failure)

@@ -1,4 +1,5 @@
-"""Anchor recognisers: what in a piece of text is a path, URL, identifier or error line.
+"""Anchor recognisers: what in a piece of text is a path, URL, identifier or error line, and
+the parser of a rendered ledger section.
 
 Why: extraction (:mod:`anchor_extract`) walks a transcript and decides which text to look at;
 this module decides what in that text is an anchor, and collects the items in first-seen order
@@ -14,10 +15,17 @@ from typing import Final
 
 from hermes_core.compression.anchor_ledger import (
     _FIELDS,
+    _GROUP_LINE,
+    _GROUPED,
     _ITEM_CHARS,
+    _LABEL_FIELD,
     _MAX_ITEMS,
+    _NOTE,
+    ANCHOR_HEADER,
     AnchorLedger,
     _clean,
+    _key,
+    failure_command,
 )
 
 _PER_RESULT_ERRORS: Final = 4
@@ -61,6 +69,7 @@ _ERROR_LINE = re.compile(
     r"|npm ERR!.+"
     r"|\S{1,300}:\d{1,7}:(?:\d{1,7}:)?\s(?:fatal )?error\b.*"
     r"|\S{1,300}:\d{1,7}: \w{0,60}(?:Error|Exception)\b.*"
+    r"|\S{1,300}:\d{1,7}:\d{1,7}: [A-Z]{1,4}\d{1,5} .+"  # a linter's finding (ruff, flake8)
     r"|\[[\w.-]{1,64}\] .{0,400}(?:FAILED|-> exit [1-9]).*"
 )
 _TEST_SUMMARY = re.compile(r"=*\s?\d{1,9} (?:failed|errors?)\b")
@@ -71,10 +80,11 @@ _ERROR_ANYWHERE = re.compile(
 
 
 class _Collector:
-    """Cleaned items per category in first-seen order; past the cap the oldest go."""
+    """Cleaned items per category in first-seen order (keyed as the ledger keys them: a
+    failed command once); past the cap the oldest go."""
 
     def __init__(self) -> None:
-        self.items: dict[str, dict[str, None]] = {name: {} for name in _FIELDS}
+        self.items: dict[str, dict[str, str]] = {name: {} for name in _FIELDS}
         self.mentions: set[str] = set()  # paths named in text...
         self.called: set[str] = set()  # ...and paths named in a tool call
 
@@ -83,8 +93,8 @@ class _Collector:
         bucket = self.items[name]
         if name == "paths":
             (self.mentions if mention else self.called).add(clean)
-        if clean and clean not in bucket:
-            bucket[clean] = None
+        if clean and (key := _key(name, clean)) not in bucket:
+            bucket[key] = clean
             if len(bucket) > _MAX_ITEMS[name]:
                 del bucket[next(iter(bucket))]
 
@@ -92,7 +102,7 @@ class _Collector:
         """The items; a relative path only mentioned in text ("locks.py", "../tmp/x.py"),
         never in a tool call, is dropped when another listed path ends with it: that item
         already says it."""
-        items = {name: list(bucket) for name, bucket in self.items.items()}
+        items = {name: list(bucket.values()) for name, bucket in self.items.items()}
         mentions = self.mentions - self.called
         tails: Counter[str] = Counter()
         for path in items["paths"]:
@@ -113,8 +123,8 @@ class _NewestFirst:
     folded once, so the walk stays linear however often :meth:`collector` is asked for."""
 
     def __init__(self) -> None:
-        self.seen: dict[str, set[str]] = {name: set() for name in _FIELDS}
-        self.chunks: dict[str, list[list[str]]] = {name: [] for name in _FIELDS}
+        self.seen: dict[str, set[str]] = {name: set() for name in _FIELDS}  # item keys
+        self.chunks: dict[str, list[list[tuple[str, str]]]] = {name: [] for name in _FIELDS}
         self.mentions: set[str] = set()
         self.called: set[str] = set()
 
@@ -122,30 +132,32 @@ class _NewestFirst:
         """Add an older block's items; returns how many paths and commands were new."""
         new = 0
         for name in _FIELDS:
+            if not (items := block.items[name]):
+                continue
             seen = self.seen[name]
             room = _MAX_ITEMS[name] - len(seen)
-            fresh = [x for x in block.items[name] if x not in seen]
+            fresh = [(k, x) for k, x in items.items() if k not in seen]
             fresh = fresh[max(0, len(fresh) - room) :] if room > 0 else []
             if fresh:
-                seen.update(fresh)
+                seen.update(k for k, _ in fresh)
                 self.chunks[name].append(fresh)
                 new += len(fresh) if name in ("paths", "commands") else 0
         self.mentions |= block.mentions
         self.called |= block.called
         return new
 
-    def crowds_out_older(self, max_chars: int) -> bool:
+    def crowds_out_older(self, max_chars: int, *, compact: bool = True) -> bool:
         """Whether older blocks can no longer add a path or command to a render within
         ``max_chars``. Paths only mentioned in text are left out of the test: fewer items can
         only make it say False, so the walk errs on the side of reading more."""
-        lists = {name: [x for c in reversed(ch) for x in c] for name, ch in self.chunks.items()}
+        lists = {name: [x for c in reversed(ch) for _, x in c] for name, ch in self.chunks.items()}
         lists["paths"] = [p for p in lists["paths"] if p in self.called]
-        return AnchorLedger(**lists).crowds_out_older(max_chars)
+        return AnchorLedger(**lists).crowds_out_older(max_chars, compact=compact)
 
     def collector(self) -> _Collector:
         out = _Collector()
         for name, chunks in self.chunks.items():
-            out.items[name] = {x: None for chunk in reversed(chunks) for x in chunk}
+            out.items[name] = {k: x for chunk in reversed(chunks) for k, x in chunk}
         out.mentions, out.called = set(self.mentions), set(self.called)
         return out
 
@@ -233,7 +245,7 @@ def _text_anchors(acc: _Collector, text: str, *, paths: bool = True) -> None:
 # in C (one regex scan) instead of being looped over in Python.
 _ERROR_HINTS: Final = (
     r"rror|ERR|xception|ailure|ault|FAILED|atal|FATAL|panic|exit [1-9]|failed"
-    r"|command not found|No such file|Permission denied"
+    r"|command not found|No such file|Permission denied|:\d:? [A-Z]{1,4}\d"
 )
 #: A whole line holding a hint (no hint spans a newline), found in one C scan.
 _HINTED_LINE = re.compile(rf"^[^\n]*(?:{_ERROR_HINTS})[^\n]*", re.M)
@@ -280,3 +292,82 @@ def _add_errors(acc: _Collector, errors: list[str]) -> None:
         for token in _SPLIT.split(error):
             if path := _as_path(token):
                 acc.add("paths", path, mention=True)
+
+
+# --- the rendered section, read back -------------------------------------------------------
+
+_REMOVED: Final = "[line removed"  # what the directive filter puts in a line's place
+
+
+def split_summary(text: str) -> tuple[str, AnchorLedger]:
+    """The prose (text outside ledger sections, stripped) and the ledger (every section merged
+    in order, so a section the LLM copied into its prose is still recovered). Grouped lines
+    are read back into their items (``- dir/{a, b}``; ``- prog`` then ``· args`` lines; a
+    failed command's ``↳ exit N: error`` line); written files rejoin the paths, failed
+    commands the commands."""
+    prose: list[str] = []
+    ledger = AnchorLedger()
+    lines = text.splitlines() if isinstance(text, str) else []
+    i = 0
+    while i < len(lines):
+        if lines[i].strip() != ANCHOR_HEADER:
+            prose.append(lines[i])
+            i += 1
+            continue
+        found: dict[str, list[str]] = {name: [] for name in _FIELDS}
+        i = _read_section(lines, i + 1, found)
+        found["paths"][:0] = found["edited"]
+        failed = (failure_command(f) for f in found["failures"])
+        found["commands"][:0] = [c for c in failed if c]
+        ledger = ledger.merge(AnchorLedger(**found))
+    return "\n".join(prose).strip(), ledger
+
+
+def _read_section(lines: list[str], i: int, found: dict[str, list[str]]) -> int:
+    """Read one section's lines from ``i`` into ``found``; the index of the first line after.
+    A line the directive filter replaced is passed over with the lines that continue it."""
+    current: str | None = None
+    grouped = False
+    head: str | None = None  # a program line of a grouped section that members may follow
+    fresh = False  # True until its first member is read
+    skipping = False  # inside what a removed line began
+    while i < len(lines):
+        line = lines[i].strip()
+        if line in _LABEL_FIELD:
+            current, grouped, head, skipping = (
+                _LABEL_FIELD[line],
+                line in _GROUPED.values(),
+                None,
+                False,
+            )
+        elif line.startswith("- ") and current is not None:
+            item = line[2:]
+            files = current in ("paths", "edited")
+            match = _GROUP_LINE.fullmatch(item) if grouped and files else None
+            if match:
+                found[current].extend(match.group(1) + m for m in match.group(2).split(", "))
+            else:
+                found[current].append(item)
+            head, fresh = (item, True) if grouped and not files else (None, False)
+            skipping = False
+        elif line.startswith(_REMOVED) or (skipping and line.startswith(("·", "↳"))):
+            head, fresh, skipping = None, False, True
+        elif line.startswith("·") and head is not None and current is not None:
+            if fresh:  # the line above named a program, not a command of its own
+                found[current].pop()
+                fresh = False
+            if rest := line[1:].strip():
+                found[current].append(f"{head} {rest}")
+        elif line.startswith("↳") and current == "failures" and found["failures"]:
+            if failure_command(command := found["failures"][-1]) is None:
+                found["failures"][-1] = f"`{command}` -> {line[1:].strip()}"
+            fresh = False
+        elif line and not _NOTE.fullmatch(line):
+            break
+        i += 1
+    return i
+
+
+def parse_anchor_section(summary_text: str) -> AnchorLedger:
+    """The ledger of a previous summary (inverse of :meth:`AnchorLedger.render`)."""
+    return split_summary(summary_text)[1]
