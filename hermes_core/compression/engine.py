@@ -24,10 +24,10 @@ from hermes_core.compression.hooks import (
     standalone_hooks,
 )
 from hermes_core.compression.invariants import check_invariants
-from hermes_core.compression.proactive import proactive_step
+from hermes_core.compression.proactive import proactive_outcome
 from hermes_core.compression.progress import ending_notice, started_notice
 from hermes_core.compression.prune import prune_tool_results
-from hermes_core.compression.result import CompressionResult, EventSink, outcome
+from hermes_core.compression.result import STILL_OVER, CompressionResult, EventSink, outcome
 from hermes_core.compression.summary_step import SummaryStep, previous_summary, summarize_step
 from hermes_core.compression.summary_usage import SummarizerUsage, metered_hooks
 from hermes_core.compression.trigger import GROWTH_ENDS_BACKOFF, CompressionTrigger, as_settings
@@ -154,11 +154,12 @@ class Compressor(CompressionTrigger):
         }
         overflow = self._overflow_due  # the provider refused the last request: cut hard
         # the same figure the host's trigger saw: anchored on real usage, ratio-corrected
-        go, reason = (True, None) if force else self.should_compress(self._trigger(source, costs))
+        trigger = 0 if force else self._trigger(source, costs)
+        go, reason = (True, None) if force else self.should_compress(trigger)
         self._overflow_due = self._idle_due = False  # used up by this decision
         before = primed(costs.span().point, source)
         if not go:
-            proactive = self._proactive(source, costs, stats) if reason is None else None
+            proactive = self._proactive(source, costs, stats, trigger) if reason is None else None
             why = reason or f"under the threshold ({before:,} < {self.threshold_tokens:,})"
             return proactive or outcome(source, "unchanged", why, tokens_before=before, stats=stats)
         self._emit("compression_started", tokens=before)
@@ -168,7 +169,7 @@ class Compressor(CompressionTrigger):
         try:
             result = self._run(source, costs, before, stats, usage, force=hard)
             for attempt in range(1, self.settings.compression.max_attempts):
-                if result.status != "compressed" or result.reason is None:
+                if result.status != "compressed" or result.reason != STILL_OVER:
                     break  # done, or not the "still over the threshold" case
                 # retry with half the tail budget: the tail is what kept it over
                 result = self._run(source, costs, before, stats, usage, force=hard, shrink=attempt)
@@ -309,15 +310,22 @@ class Compressor(CompressionTrigger):
             summarizer=summary.summarizer,
             probe=self.guard.is_probe(),
         )
+        if not costs.at_least(tokens_after + 1, None, primed(0, source)):
+            # never commit growth (the input's side counted exactly as far as the answer
+            # needs: tokens_before may be an estimate); the verdict left above makes a strike
+            why = (
+                f"the compaction would not shrink the transcript ({tokens_before:,} -> "
+                f"{tokens_after:,} tokens); input kept"
+            )
+            stats["passes"] = {}
+            return outcome(source, "unchanged", why, tokens_before=tokens_before, stats=stats)
         self.compactions += 1
         self.previous_summary = summary.body
         over = int(tokens_after * ratio) >= self.threshold_tokens
         result = outcome(
             assembly.messages,
             "compressed",
-            "still over the threshold: the protected head and tail alone cost too much"
-            if over
-            else None,
+            STILL_OVER if over else None,
             tokens_before=tokens_before,
             stats=stats,
             archived=archived,
@@ -325,34 +333,22 @@ class Compressor(CompressionTrigger):
         )
         result.summary = summary.body
         result.summarizer = summary.summarizer
+        result.reason = result.reason or summary.fallback_reason()
         return result
 
     def _proactive(
-        self, source: list[Message], costs: CostTable, stats: dict[str, Any]
+        self, source: list[Message], costs: CostTable, stats: dict[str, Any], trigger: int
     ) -> CompressionResult | None:
-        if not self.settings.compression.proactive_prune_tokens:
-            return None  # off: nothing to count
-        tokens_before = costs.exact_prompt(source, self._cost)  # under the threshold: bounded
-        pruned = proactive_step(
+        return proactive_outcome(
             source,
+            costs,
+            stats,
+            trigger=trigger,
             settings=self.settings.compression,
-            tokens=tokens_before,
             threshold_tokens=self.threshold_tokens,
             context_length=self.context_length,
             prune=self.hooks.prune,
             cost=self._cost,
-        )
-        if pruned is None:
-            return None
-        stats["passes"] = dict(pruned.passes)
-        return outcome(
-            pruned.messages,
-            "pruned",
-            "proactive pruning of large old tool results",
-            tokens_before=tokens_before,
-            stats=stats,
-            archived=[pruned.replaced[i] for i in sorted(pruned.replaced)],
-            tokens_after=costs.exact_prompt(pruned.messages, self._cost),
         )
 
     def _summarize(
@@ -372,7 +368,9 @@ class Compressor(CompressionTrigger):
             guard=self.guard,
             middle=working[window.middle.start : window.middle.stop],
             middle_original=middle_original,
-            previous=previous_summary(source[: window.tail_start]) or self.previous_summary,
+            # only a summary the transcript still carries: an older one from this object
+            # may belong to a transcript the host has since replaced
+            previous=previous_summary(source[: window.tail_start]),
             budget_tokens=policy.summary_budget(self.context_length),
             context=SummaryContext(
                 model=self.model,

@@ -8,8 +8,10 @@ from typing import Any
 
 from hermes_core.compression import policy
 from hermes_core.compression.prune import PruneFn, PruneResult, proactive_prune
+from hermes_core.compression.result import CompressionResult, outcome
 from hermes_core.compression.window import tail_start
 from hermes_core.config.settings import CompressionSettings
+from hermes_core.tokens.table import CostTable
 from hermes_core.transcript.messages import turn_groups
 
 
@@ -52,4 +54,45 @@ def proactive_step(
         cost=cost,
         min_result_chars=settings.proactive_prune_min_result_chars,
         min_reclaim_tokens=settings.proactive_prune_min_reclaim_tokens,
+    )
+
+
+def proactive_outcome(
+    source: list[dict[str, Any]],
+    costs: CostTable,
+    stats: dict[str, Any],
+    *,
+    trigger: int,
+    settings: CompressionSettings,
+    threshold_tokens: int,
+    context_length: int,
+    prune: PruneFn,
+    cost: Callable[[Mapping[str, Any]], int],
+) -> CompressionResult | None:
+    """The ``pruned`` result of :func:`proactive_step`, decided on ``trigger``: the count the
+    threshold check saw, anchored on the provider's last usage (the host's real prompt),
+    not a fresh local count; ``None`` when off, not reached or not worth it."""
+    if not settings.proactive_prune_tokens:
+        return None  # off: nothing to count
+    tokens_before = costs.exact_prompt(source, cost)  # under the threshold: bounded
+    pruned = proactive_step(
+        source,
+        settings=settings,
+        tokens=max(trigger, 0),
+        threshold_tokens=threshold_tokens,
+        context_length=context_length,
+        prune=prune,
+        cost=cost,
+    )
+    if pruned is None:
+        return None
+    stats["passes"] = dict(pruned.passes)
+    return outcome(
+        pruned.messages,
+        "pruned",
+        "proactive pruning of large old tool results",
+        tokens_before=tokens_before,
+        stats=stats,
+        archived=[pruned.replaced[i] for i in sorted(pruned.replaced)],
+        tokens_after=costs.exact_prompt(pruned.messages, cost),
     )

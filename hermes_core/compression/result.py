@@ -93,3 +93,8 @@ def outcome(
         archived=list(archived or []),
         stats=stats,
     )
+
+
+#: The reason of a compaction that worked but left the prompt over the threshold (retried
+#: with a smaller tail, up to ``max_attempts``).
+STILL_OVER = "still over the threshold: the protected head and tail alone cost too much"

@@ -40,6 +40,13 @@ class SummaryStep:
     abort_reason: str | None = None
     failure: tuple[str, str] | None = None  # (kind, detail) of a summariser failure
 
+    def fallback_reason(self) -> str | None:
+        """Why the fallback summary stands in for the LLM's, when a failure led there."""
+        if self.failure is None or self.abort_reason is not None:
+            return None
+        kind, detail = self.failure
+        return f"the LLM summary failed ({kind}), the fallback summary was used: {detail}"
+
 
 def summarize_step(
     *,

@@ -147,6 +147,12 @@ def test_recompressing_a_summary_left_at_the_start_of_the_tail_keeps_roles_alter
     first = compress(messages, context_length=4_096, summarizer="fallback", force=True)
     assert first.status == "compressed"
     second = compress(first.messages, context_length=4_096, summarizer="fallback", force=True)
-    assert second.status == "compressed", second.reason
+    # a second forced compaction of so short a transcript may only grow it: then it is
+    # refused (issue 12 §1a) and the input stands; either way the roles alternate
+    assert second.status == "compressed" or (
+        second.status == "unchanged"
+        and "would not shrink" in (second.reason or "")
+        and second.messages == first.messages
+    ), second.reason
     roles = [m["role"] for m in second.messages]
     assert all(not (a == b and a in ("user", "assistant")) for a, b in itertools.pairwise(roles))

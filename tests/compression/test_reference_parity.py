@@ -13,7 +13,7 @@ import pytest
 from fake_openai import FakeLLM, answer, http_error
 
 import hermes_core as hc
-from hermes_core.compression.assemble import is_summary_message
+from hermes_core.compression.assemble import SUMMARY_KEY, is_summary_message, wrap_summary
 from hermes_core.config.settings import Settings
 from hermes_core.errors import ConfigError
 
@@ -276,3 +276,85 @@ def test_the_whole_summariser_prompt_stays_under_the_input_cap(fake_llm: FakeLLM
     second = fake_llm.requests[-1].json["messages"]
     assert "fact8" in second[-1]["content"]  # the previous summary was sent to be updated
     assert sum(len(message["content"]) for message in second) <= 160_000
+
+
+# --- a. growth is never committed -----------------------------------------------------------
+def test_a_a_compaction_that_would_grow_the_transcript_is_refused() -> None:
+    messages = [system(), *chat(30, n=2)]  # a middle far smaller than any summary
+    compressor = hc.Compressor(context_length=4_096, summarizer="fallback")
+    outcome = compressor.compress(messages, force=True)
+    assert outcome.status == "unchanged"
+    assert "would not shrink" in (outcome.reason or "")
+    assert outcome.messages == messages and outcome.archived == []
+    assert compressor.compactions == 0
+
+
+# --- c. a previous summary only while the transcript carries it --------------------------------
+def test_c_a_summary_from_another_transcript_is_not_handed_on(fake_llm: FakeLLM) -> None:
+    fake_llm.script(answer("## Goal\nALPHA-ONLY-GOAL"), answer(SUMMARY))
+    compressor = hc.Compressor(llm_settings(fake_llm), context_length=16_000)
+    first = compressor.compress([system(), *chat(12)], force=True)
+    assert "ALPHA-ONLY-GOAL" in (first.summary or "")
+    compressor.compress([system(), *chat(12, start=50)], force=True)  # a new transcript
+    second = fake_llm.requests[-1].json["messages"]
+    assert "ALPHA-ONLY-GOAL" not in json.dumps(second)
+
+
+# --- d. proactive pruning on a large window ---------------------------------------------------
+def bulky_session(sizes: tuple[int, ...]) -> list[Message]:
+    messages = [system(), *chat(1)]
+    for index, size in enumerate(sizes):
+        messages += [call(f"r{index}", "read_file", path=f"big{index}.log"),
+                     result(f"r{index}", f"line {index} " * (size // 7))]  # fmt: skip
+        messages += chat(2, start=10 + 2 * index)
+    return [*messages, *chat(20, n=300, start=100)]
+
+
+def test_d_proactive_pruning_on_a_1m_window_reaches_every_bulky_old_result() -> None:
+    messages = bulky_session((144_000, 60_000, 60_000))
+    config = {"compression": {"proactive_prune_tokens": 100_000}}
+    compressor = hc.Compressor(config, context_length=1_000_000)
+    tokens = compressor.count(messages)
+    assert 100_000 < tokens < 200_000  # far under the 1M threshold: only proactive pruning
+    outcome = compressor.compress(messages)
+    assert outcome.status == "pruned", outcome.reason
+    kept = {m.get("tool_call_id"): m["content"] for m in outcome.messages if m["role"] == "tool"}
+    assert all(len(content) < 1_000 for content in kept.values()), [len(c) for c in kept.values()]
+
+
+def test_d_proactive_pruning_decides_on_the_count_anchored_on_real_usage() -> None:
+    messages = bulky_session((40_000, 40_000))
+    config = {"compression": {"proactive_prune_tokens": 120_000}}
+    compressor = hc.Compressor(config, context_length=1_000_000)
+    local = compressor.count(messages)
+    assert local < 120_000
+    assert compressor.compress(messages).status == "unchanged"  # by the local count
+    compressor.update_from_usage({"prompt_tokens": 150_000}, messages)  # the provider's count
+    assert compressor.compress(messages).status == "pruned"
+
+
+# --- o. a second forced compaction leaves one summary ---------------------------------------------
+def test_o_an_old_summary_inside_the_tail_is_not_left_beside_the_new_one() -> None:
+    body = wrap_summary("## Goal\nOld goal.\n\n## Active State\n- x")
+    old = {"role": "user", "content": body, SUMMARY_KEY: True}  # as a compaction leaves it
+    messages = [system(), {"role": "user", "content": "heavy " + words("h", 6_000)},
+                {"role": "assistant", "content": "ok"}, old,
+                {"role": "assistant", "content": "noted"}, {"role": "user", "content": "go on"},
+                {"role": "assistant", "content": "done"}]  # fmt: skip
+    config = {"compression": {"protect_first_n": 0}}  # the old summary lands in the tail
+    outcome = hc.compress(
+        messages, context_length=16_000, config=config, summarizer="fallback", force=True
+    )
+    assert outcome.status == "compressed", outcome.reason
+    summaries = [m for m in outcome.messages if is_summary_message(m)]
+    assert len(summaries) == 1
+    assert "Old goal." in (outcome.summary or "")  # carried on as the previous summary
+
+
+# --- §5: auto that falls back says why ----------------------------------------------------------
+def test_a_fallback_after_an_llm_failure_says_so_in_the_reason(fake_llm: FakeLLM) -> None:
+    fake_llm.script(http_error(500))
+    compressor = hc.Compressor(llm_settings(fake_llm), context_length=16_000)
+    outcome = compressor.compress([system(), *chat(12)], force=True)
+    assert outcome.status == "compressed" and outcome.summarizer == "fallback"
+    assert "LLM summary failed (server)" in (outcome.reason or "")

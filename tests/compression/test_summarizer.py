@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fake_openai import FakeLLM, answer, disconnect, hang, http_error, raw, unused_port
 
-from hermes_core.compression.assemble import is_summary_message
+from hermes_core.compression.assemble import is_summary_message, wrap_summary
 from hermes_core.compression.engine import Compressor
 from hermes_core.compression.prompts import (
     SECTIONS,
@@ -443,10 +443,13 @@ def test_a_previous_summary_ledger_with_secrets_is_not_carried_on() -> None:
     """A summary written by an older version (or edited by hand) may hold what redact() now
     knows: merging its ledger into the new summary must not carry that on."""
     compressor = Compressor(None, context_length=16_000, summarizer="fallback")
-    compressor.previous_summary = (
+    old = (
         "## Goal\nOld goal, admin password: hunter2\n\n## Anchors (carried verbatim)\n"
         "Commands:\n- mysql -uroot -pS3cr3tPw old_db\n- curl -u me --password hunter2 x"
     )
-    result = compressor.compress(_session_with_secrets(), force=True)
+    session = _session_with_secrets()
+    # the older summary as the transcript carries it (issue 12 §1c: only then is it used)
+    session[4:4] = [{"role": "assistant", "content": wrap_summary(old)}]
+    result = compressor.compress(session, force=True)
     content = _assert_no_secret(result, compressor)
     assert "old_db" in content  # the anchor itself is carried on, without its password
