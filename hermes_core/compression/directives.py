@@ -67,23 +67,42 @@ def _folded(text: str) -> str:
     return _SPACE.sub(" ", text.lower()).strip()
 
 
+_SENTENCE: Final = re.compile(r"[^.!?:;\n]{0,400}(?:[.!?:;]|\n|$)")
+_EDGES: Final = " \t-*•>\"'“”‘’`:;,.!?"
+
+
 class Stated:
-    """What the user wrote, folded once, to tell the user's own rules from invented ones."""
+    """What the user wrote, folded once, to tell the user's own rules from invented ones.
+
+    A directive counts as the user's only when a whole sentence of the user's that holds it
+    stands in the summary line too: "Do not use tools." is not the user's rule when the user
+    wrote "Do not use tools against the production database." (a fragment would widen it),
+    and quoting a phrase to ask what it means states no rule."""
 
     def __init__(self, texts: Iterable[str] = ()) -> None:
-        self._texts = [_folded(text) for text in texts if text]
+        self._sentences = [
+            sentence
+            for text in texts
+            if text
+            for sentence in (_folded(s).strip(_EDGES) for s in _SENTENCE.findall(text))
+            if sentence
+        ]
 
-    def said(self, phrase: str) -> bool:
-        """Whether the user wrote ``phrase`` (case and whitespace folded)."""
-        folded = _folded(phrase)
-        return bool(folded) and any(folded in text for text in self._texts)
+    def said(self, phrase: str, line: str | None = None) -> bool:
+        """Whether a sentence of the user's holding ``phrase`` stands whole in ``line``
+        (``phrase`` itself when no line is given)."""
+        folded = _folded(phrase).strip(_EDGES)
+        where = _folded(line if line is not None else phrase)
+        return bool(folded) and any(
+            folded in sentence and sentence in where for sentence in self._sentences
+        )
 
 
 def _invented(line: str, stated: Stated) -> bool:
     """Whether ``line`` carries a directive the user did not write."""
     for _id, pattern in _PATTERNS:
         for match in pattern.finditer(line):
-            if not stated.said(match.group(0)):
+            if not stated.said(match.group(0), line):
                 return True
     return False
 
@@ -106,6 +125,12 @@ def strip_directive_lines(text: str, stated: Stated | None = None) -> tuple[str,
     return "\n".join(kept), removed
 
 
+def _line_of(text: str, match: re.Match[str]) -> str:
+    start = text.rfind("\n", 0, match.start()) + 1
+    end = text.find("\n", match.end())
+    return text[start : end if end >= 0 else len(text)]
+
+
 def find_directives(
     text: str, *, limit: int = 200_000, stated: Stated | None = None
 ) -> list[Finding]:
@@ -126,7 +151,12 @@ def find_directives(
     ]
     for pattern_id, pattern in _PATTERNS:
         match = next(
-            (found for found in pattern.finditer(sample) if not stated.said(found.group(0))), None
+            (
+                found
+                for found in pattern.finditer(sample)
+                if not stated.said(found.group(0), _line_of(sample, found))
+            ),
+            None,
         )
         if match:
             findings.append(

@@ -23,8 +23,15 @@ _SKILL_TOOLS: Final = frozenset({"skillview", "viewskill", "loadskill", "skilllo
 _TODO_TOOLS: Final = frozenset(
     {"todo", "todowrite", "todoread", "todos", "updatetodos", "writetodos", "readtodos"}
 )
-_POINTER: Final = re.compile(r"^- (?:skill|todo list) .{1,300}$")
-_NAME: Final = re.compile(r"[^\s`'\"]{1,80}")
+_NAME: Final = re.compile(r"[\w.@+/-]{1,80}")
+_TOOL: Final = re.compile(r"[\w.-]{1,48}")
+#: Exactly the lines :func:`pointer` writes: a summary (an LLM's answer, say) that imitates
+#: the section with other wording carries nothing on.
+_POINTER: Final = re.compile(
+    r"- skill `[\w.@+/-]{1,80}` was loaded earlier and left the context: call "
+    r'[\w.-]{1,48}\(name="[\w.@+/-]{1,80}"\) again'
+    r"|- todo list \(via [\w.-]{1,48}\) left the context: read it again before going on"
+)
 
 
 def _key(tool_name: str) -> str:
@@ -34,8 +41,8 @@ def _key(tool_name: str) -> str:
 def _skill_name(arguments: Mapping[str, Any]) -> str | None:
     for key in ("name", "skill", "skill_name", "id"):
         value = arguments.get(key)
-        if isinstance(value, str) and (match := _NAME.search(value.strip())):
-            return match.group()
+        if isinstance(value, str) and _NAME.fullmatch(value.strip()):
+            return value.strip()
     return None
 
 
@@ -43,6 +50,8 @@ def pointer(tool_name: str, arguments: Mapping[str, Any]) -> str | None:
     """The reload line for one call, or ``None`` when it loads no skill and no todo list.
 
     ``skill_manage`` with ``action: view`` counts as a skill load too."""
+    if not _TOOL.fullmatch(tool_name):
+        return None
     key = _key(tool_name)
     if key == "skillmanage" and arguments.get("action") == "view":
         key = "skillview"
@@ -89,14 +98,14 @@ def carried(summary: str | None) -> list[str]:
     if not summary or HEADING not in summary:
         return []
     section = summary.split(HEADING, 1)[1].split("\n## ", 1)[0]
-    return [line.strip() for line in section.splitlines() if _POINTER.match(line.strip())]
+    return [line.strip() for line in section.splitlines() if _POINTER.fullmatch(line.strip())]
 
 
 def with_pointers(body: str, pointers: Iterable[str]) -> str:
     """``body`` with the pointer section (deduplicated, newest :data:`MAX_POINTERS`) at the
     end, replacing any such section it already has."""
     unique = list(dict.fromkeys(pointers))[-MAX_POINTERS:]
-    if HEADING in body:
+    while HEADING in body:  # every copy of the section goes, ours is written anew
         head, _, rest = body.partition(HEADING)
         after = rest.split("\n## ", 1)
         body = head.rstrip() + ("\n\n## " + after[1] if len(after) > 1 else "")

@@ -71,8 +71,10 @@ def summarize_step(
     ``middle`` is not read."""
     text: str | None = None
     failure: tuple[str, str] | None = None
+    # the user's words: in the turns being summarised, and (already checked once) in the
+    # previous summary, so a rule recorded there survives the next compaction too
     stated = Stated(
-        message_text(message) for message in middle_original if is_real_user_message(message)
+        [message_text(m) for m in middle_original if is_real_user_message(m)] + [previous or ""]
     )
     if use_llm is None:
         use_llm = hooks.summarize is not None and guard.use_llm()

@@ -14,6 +14,9 @@ from typing import Any
 from hermes_core.compression.assemble import is_summary_message, summary_role
 from hermes_core.transcript.messages import TurnGroup, is_real_user_message
 
+#: The reply a short user answer refers to is kept up to this many tail budgets.
+REPLY_BUDGET_SHARE = 3
+
 
 @dataclass(frozen=True)
 class Window:
@@ -59,14 +62,17 @@ def tail_start(
 
     Always kept: the newest group and (with ``keep_newest_user``) the newest real user message
     with what follows it, and the assistant's text reply that message answers (a "Yes, do
-    that." means nothing without it). Wanted while the budget allows, and beyond it unless a
+    that." means nothing without it) when it costs at most :data:`REPLY_BUDGET_SHARE` tail
+    budgets. Wanted while the budget allows, and beyond it unless a
     single group alone overruns the budget: ``min_messages`` messages and
     ``min_user_messages`` real user messages (as many as exist after the head).
     """
     users_after_head = [i for i in range(head, len(messages)) if is_real_user_message(messages[i])]
     newest_user = users_after_head[-1] if users_after_head and keep_newest_user else None
     if newest_user is not None:
-        newest_user = _answered_reply(messages, head, newest_user)
+        reply = _answered_reply(messages, head, newest_user)
+        if sum(costs[reply:newest_user]) <= REPLY_BUDGET_SHARE * budget_tokens:
+            newest_user = reply  # a reply of any size would hold the compaction hostage
     min_users = min(min_user_messages, len(users_after_head))
     start = len(messages)
     used = held = users = 0
@@ -115,29 +121,20 @@ def choose_window(
     compress (one request followed by hundreds of tool rounds), it is kept in the head instead.
     """
     head = head_end(messages, groups, protect_first_n)
-    tail = tail_start(
-        messages,
-        groups,
-        costs,
-        head=head,
-        budget_tokens=budget_tokens,
-        min_messages=min_messages,
-        min_user_messages=min_user_messages,
-    )
-    if tail > head:
-        return _settled(messages, groups, Window(head, tail))
-    # a short, heavy conversation: the message floors yield before the middle vanishes
-    tail = tail_start(
-        messages,
-        groups,
-        costs,
-        head=head,
-        budget_tokens=budget_tokens,
-        min_messages=0,
-        min_user_messages=min(min_user_messages, 1),
-    )
-    if tail > head:
-        return _settled(messages, groups, Window(head, tail))
+    # the floors as set, then, for a short and heavy conversation, yielding (the newest user
+    # message only) before the middle vanishes
+    for floor, users in ((min_messages, min_user_messages), (0, min(min_user_messages, 1))):
+        tail = tail_start(
+            messages,
+            groups,
+            costs,
+            head=head,
+            budget_tokens=budget_tokens,
+            min_messages=floor,
+            min_user_messages=users,
+        )
+        if tail > head:
+            return _settled(messages, groups, Window(head, tail))
     newest_user = next(
         (i for i in range(len(messages) - 1, head - 1, -1) if is_real_user_message(messages[i])),
         None,
