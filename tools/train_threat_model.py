@@ -46,6 +46,7 @@ from hermes_core.threats.learned import (
     code_digest,
     feature_value,
     pattern_features,
+    sigmoid,
     views,
 )
 
@@ -181,7 +182,7 @@ def train(lines: Sequence[Line], *, epochs: int = EPOCHS) -> tuple[dict[str, flo
             names, hits, value, target = docs[index]
             logit = bias + value * sum(weights.get(name, 0.0) for name in names)
             logit += sum(weights.get(name, 0.0) for name in hits)
-            error = (_sigmoid(logit) - target) * (1.0 if target else BENIGN_WEIGHT)
+            error = (sigmoid(logit) - target) * (1.0 if target else BENIGN_WEIGHT)
             for name, scale in [(name, value) for name in names] + [(name, 1.0) for name in hits]:
                 old = weights.get(name, 0.0)
                 grad = error * scale + L2 * old
@@ -190,13 +191,6 @@ def train(lines: Sequence[Line], *, epochs: int = EPOCHS) -> tuple[dict[str, flo
             bias_square += error * error
             bias -= RATE * error / math.sqrt(bias_square)
     return weights, bias
-
-
-def _sigmoid(value: float) -> float:
-    if value >= 0:
-        return 1.0 / (1.0 + math.exp(-value))
-    exp = math.exp(value)
-    return exp / (1.0 + exp)
 
 
 def score(model: Model, line: Line) -> float:

@@ -63,7 +63,7 @@ class Model:
 
     def probability(self, lower: str, patterns: Iterable[str] = ()) -> float:
         """The probability, by the model, that ``lower`` is an injection."""
-        return _sigmoid(self.logit(lower, patterns))
+        return sigmoid(self.logit(lower, patterns))
 
 
 def pattern_features(names: set[str], patterns: Iterable[str]) -> list[str]:
@@ -83,7 +83,8 @@ def feature_value(count: int) -> float:
     return 1.0 / math.sqrt(count) if count else 1.0
 
 
-def _sigmoid(value: float) -> float:
+def sigmoid(value: float) -> float:
+    """The logistic function, safe from overflow on either side."""
     if value >= 0:
         return 1.0 / (1.0 + math.exp(-value))
     exp = math.exp(value)

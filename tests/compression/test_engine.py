@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeLLM, answer, disconnect, hang, http_error, raw, truncated, unused_port
+from llm_settings import llm_settings
 
 from hermes_core.compression.assemble import END_MARKER, is_summary_message
 from hermes_core.compression.engine import Compressor, compress
@@ -39,16 +40,6 @@ def assert_nothing_lost(before: list[dict[str, Any]], result: Any) -> None:
     for message in before:
         key = json.dumps(message, sort_keys=True)
         assert key in kept or key in archived, message.get("role")
-
-
-def llm_settings(server: FakeLLM, **compression: Any) -> Settings:
-    settings = Settings()
-    settings.auxiliary.compression.base_url = server.base_url
-    settings.auxiliary.compression.model = "aux-model"
-    settings.auxiliary.compression.timeout = 2.0
-    for key, value in compression.items():
-        setattr(settings.compression, key, value)
-    return settings
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)

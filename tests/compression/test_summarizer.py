@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeLLM, answer, disconnect, hang, http_error, raw, unused_port
+from llm_settings import llm_settings
 
 from hermes_core.compression.assemble import is_summary_message, wrap_summary
 from hermes_core.compression.engine import Compressor
@@ -23,7 +24,7 @@ from hermes_core.compression.summarizer import (
     check_summary,
     strip_reasoning,
 )
-from hermes_core.config.settings import AuxiliaryCompressionSettings, ModelSettings, Settings
+from hermes_core.config.settings import AuxiliaryCompressionSettings, ModelSettings
 from hermes_core.llm import LLMError
 
 SUMMARY = "## Goal\nFix the build.\n\n## Relevant Files\n- src/app.py"
@@ -372,17 +373,9 @@ def _assert_no_secret(result: Any, compressor: Any) -> str:
     return str(summary["content"])
 
 
-def _llm_settings(server: FakeLLM) -> Settings:
-    settings = Settings()
-    settings.auxiliary.compression.base_url = server.base_url
-    settings.auxiliary.compression.model = "aux-model"
-    settings.auxiliary.compression.timeout = 2.0
-    return settings
-
-
 def test_the_llm_summary_is_redacted(fake_llm: FakeLLM) -> None:
     fake_llm.script(answer(LEAKY_SUMMARY))
-    compressor = Compressor(_llm_settings(fake_llm), context_length=16_000)
+    compressor = Compressor(llm_settings(fake_llm), context_length=16_000)
     result = compressor.compress(_session_with_secrets(), force=True)
     assert result.summarizer == "llm"
     content = _assert_no_secret(result, compressor)
