@@ -266,7 +266,7 @@ def measure(label: str, messages: list[Message], context: int) -> Row:
     ref = reference(messages[window["head_end"] : window["tail_start"]])
     summary = result.summary
     at = summary.find(ANCHOR_HEADER)
-    prose, ledger = (summary, "") if at < 0 else (summary[:at], summary[at:])
+    prose, ledger = (summary, "") if at < 0 else (summary[:at].rstrip(), summary[at:])
     found = Found(summary)
     shares = {
         "paths": (sum(map(found.path, ref.paths)), len(ref.paths)),
