@@ -405,11 +405,31 @@ _RULES: Final[tuple[tuple[str, re.Pattern[str], Callable[[str], bool] | None, _G
 )
 
 
+def _any_gate() -> re.Pattern[str]:
+    """One alternation of every gate's literals and patterns, for short text: there, one
+    regex search beats a Python-level test per rule (for long text the plain ``in`` tests
+    win, see above)."""
+    parts = [re.escape(literal) for rule in _RULES for literal in rule[3].literals]
+    parts += [pattern.pattern for rule in _RULES for pattern in rule[3].patterns]
+    return re.compile("|".join(dict.fromkeys(parts)))
+
+
+_ANY_GATE: Final = _any_gate()
+#: Up to this many characters, :data:`_ANY_GATE` screens the text first.
+_SHORT_TEXT: Final = 400
+_FOLDED_GATES: Final = tuple(
+    rule for rule in _RULES if rule[3].folded is not None or rule[3].non_ascii is not None
+)
+
+
 def _open_rules(
     folded: str,
 ) -> list[tuple[str, re.Pattern[str], Callable[[str], bool] | None, _Gate]]:
     """The rules whose gates ``folded`` opens, in order; [] for most text."""
     lowered = folded.lower()
+    if len(folded) <= _SHORT_TEXT and _ANY_GATE.search(lowered) is None:
+        # no literal or pattern gate opens: only the folded and non-ASCII gates may
+        return [rule for rule in _FOLDED_GATES if rule[3].opens(lowered, folded)]
     return [rule for rule in _RULES if rule[3].opens(lowered, folded)]
 
 
