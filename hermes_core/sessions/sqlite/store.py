@@ -80,8 +80,10 @@ class SQLiteSessionStore:
             raise
 
     def _open(self, want_fts: bool | None) -> bool:
-        # reads only, so a damaged file, another program's or a newer schema stays untouched
-        version = self._pool.call(lambda c: schema.check_file(c, self.path))
+        # reads only, so a damaged file, another program's or a newer schema stays untouched;
+        # in one read transaction: read apart, the version and the table list could straddle
+        # another process's first migration and look like another program's database
+        version = self._pool.read(lambda c: schema.check_file(c, self.path))
         self._pool.call(_use_wal)
         if version < schema.SCHEMA_VERSION:
             self._pool.write(lambda c: schema.migrate(c, self.path))
