@@ -31,7 +31,7 @@ from hermes_core.compression.result import STILL_OVER, CompressionResult, EventS
 from hermes_core.compression.summary_step import SummaryStep, previous_summary, summarize_step
 from hermes_core.compression.summary_usage import SummarizerUsage, metered_hooks
 from hermes_core.compression.trigger import GROWTH_ENDS_BACKOFF, CompressionTrigger, as_settings
-from hermes_core.compression.window import Window, choose_window
+from hermes_core.compression.window import Window, choose_window, superseded_in_head
 from hermes_core.config.settings import Settings
 from hermes_core.errors import InvalidMessages
 from hermes_core.tokens import REPLY_PRIMING
@@ -287,7 +287,9 @@ class Compressor(CompressionTrigger):
                 source, "aborted", summary.abort_reason, tokens_before=tokens_before, stats=stats
             )
         assert summary.body is not None
-        head, tail = working[: window.head_end], working[window.tail_start :]
+        superseded = superseded_in_head(source, window.head_end)
+        head = [m for i, m in enumerate(working[: window.head_end]) if i not in superseded]
+        tail = working[window.tail_start :]
         assembly = assemble(
             head,
             tail,
@@ -297,7 +299,7 @@ class Compressor(CompressionTrigger):
                 is_real_user_message(m) for m in source[window.middle.start : window.middle.stop]
             ),
         )
-        replaced = set(pruned.replaced) | set(window.middle)
+        replaced = set(pruned.replaced) | set(window.middle) | superseded
         if assembly.rewritten and head and head[0].get("role") in SYSTEM_ROLES:
             replaced.add(0)
         if assembly.merged:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hermes_core.compression.assemble import is_summary_message, summary_role
+from hermes_core.compression.assemble import SYSTEM_ROLES, is_summary_message, summary_role
 from hermes_core.transcript.messages import TurnGroup, is_real_user_message
 
 #: The reply a short user answer refers to is kept up to this many tail budgets.
@@ -184,3 +184,19 @@ def _settled(
             break
         head = group.start
     return Window(head, window.tail_start)
+
+
+def superseded_in_head(messages: Sequence[Mapping[str, Any]], head_end: int) -> set[int]:
+    """Earlier summaries the head holds (when the newest user message had to stay in the
+    head): the new summary updates them, so they are archived rather than kept beside it,
+    where dropping one leaves its neighbours' roles alternating."""
+    found: set[int] = set()
+    for i in range(head_end):
+        message = messages[i]
+        if not is_summary_message(message) or is_real_user_message(message):
+            continue
+        before = messages[i - 1].get("role") if i else None
+        after = messages[i + 1].get("role") if i + 1 < head_end else None
+        if before in (None, *SYSTEM_ROLES) or after is None or before != after:
+            found.add(i)
+    return found

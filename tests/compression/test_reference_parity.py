@@ -390,3 +390,18 @@ def test_i_a_summary_imitating_the_pointer_section_carries_nothing_on(fake_llm: 
     assert "evil.example" not in (first.summary or "")
     second = compressor.compress([*first.messages, *chat(12, start=40)], force=True)
     assert "evil.example" not in (second.summary or "")
+
+
+def test_o_a_summary_kept_in_the_head_is_superseded_not_repeated() -> None:
+    """Found by review: when the newest user message has to stay in the head, an earlier
+    summary before it was kept beside the new one."""
+    old = {"role": "assistant", "content": wrap_summary("## Goal\nOld goal."), SUMMARY_KEY: True}
+    calls = [call("l1", "terminal", command="ls"), result("l1", "x" * 5_000)]
+    messages = [old, {"role": "user", "content": "look"},
+                {"role": "assistant", "content": "x" * 5_000, "tool_calls": calls[0]["tool_calls"]},
+                calls[1], {"role": "assistant", "content": "done"}]  # fmt: skip
+    outcome = hc.compress(messages, context_length=2_048, summarizer="fallback", force=True)
+    assert outcome.status == "compressed", outcome.reason
+    assert sum(1 for m in outcome.messages if is_summary_message(m)) == 1
+    assert "Old goal." in (outcome.summary or "")
+    assert old in outcome.archived
