@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Compression scaling, the incremental trigger check, the summariser input cap and anchor
-retention, on transcripts of 50 to 4,000 turns.
+"""Compression scaling, the incremental trigger check and the summariser input cap, on
+transcripts of 50 to 4,000 turns (anchor retention: bench/anchor_coverage.py, which also
+counts the grouped ledger lines a verbatim search misses).
 
 1. ``compress()`` (estimate counter, deterministic ``summarizer="fallback"``, context 128,000,
    ``force=True`` so every phase runs) against ``json.loads`` + ``json.dumps`` of the same file,
@@ -10,15 +11,12 @@ retention, on transcripts of 50 to 4,000 turns.
 2. ``Compressor.observe()`` after appending one message to an observed transcript, against a
    full ``count()`` of the same list (warm cache for both, so the ratio is the algorithm's).
 3. ``serialize_turns`` of each middle (``messages[1:-20]``) against the 160,000-character cap.
-4. Anchor retention: file paths and shell commands from the tool calls of the compacted middle
-   that appear verbatim in the output (commands with whitespace collapsed); one-shot at
-   32,000 and 128,000, and over five successive compactions of the 200-turn session.
 
 The 50- and 200-turn transcripts are the repository's samples; larger ones are generated into
 ``--data-dir`` (default bench/out/, gitignored) by bench/gen_transcript.py when missing (slow:
 several minutes each). Exits 1 when the warm call at 1,000 turns costs more than twice the
 JSON round trip, time per message is not flat, the incremental
-check is not O(new), a serialised middle exceeds the cap, or retention is under 95%.
+check is not O(new), or a serialised middle exceeds the cap.
 
 Usage: python bench/compress.py [--turns 50 200 1000 4000] [--data-dir DIR] [--skip-generate]
            [--runs N] [--large-runs N] [--incremental-runs N]
@@ -35,8 +33,8 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -44,25 +42,19 @@ from typing import Any, TypeVar
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from hermes_core.compression.anchors import ANCHOR_HEADER  # noqa: E402
 from hermes_core.compression.engine import Compressor, compress  # noqa: E402
-from hermes_core.compression.policy import summary_budget  # noqa: E402
-from hermes_core.compression.result import CompressionResult  # noqa: E402
 from hermes_core.compression.serialize import (  # noqa: E402
     MAX_SUMMARY_INPUT_CHARS,
     serialize_turns,
 )
 from hermes_core.compression.tool_results import clear_parse_cache  # noqa: E402
 from hermes_core.config.settings import Settings  # noqa: E402
-from hermes_core.tokens import default_cost_cache, get_counter  # noqa: E402
+from hermes_core.tokens import default_cost_cache  # noqa: E402
 
 Message = dict[str, Any]
 T = TypeVar("T")
 SAMPLES = {50: "coding-50turns.json", 200: "coding-200turns.json"}
 CONTEXT = 128_000
-RETENTION_CONTEXTS = (32_000, 128_000)
-SUCCESSIVE_CONTEXT = 32_000
-SUCCESSIVE_COMPACTIONS = 5
 MIN_RETENTION = 0.95
 TARGET_RATIO = 2.0  # issue 3: compress() within 2x json.loads + json.dumps
 FLAT_LIMIT = 2.0
@@ -83,18 +75,6 @@ class Transcript:
     @property
     def label(self) -> str:
         return f"{self.turns:,}"
-
-
-@dataclass
-class Refs:
-    """Reference anchors: paths and (whitespace-collapsed) commands, in first-seen order."""
-
-    paths: dict[str, None] = field(default_factory=dict)
-    commands: dict[str, None] = field(default_factory=dict)
-
-    def update(self, other: Refs) -> None:
-        self.paths.update(other.paths)
-        self.commands.update(other.commands)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -145,94 +125,6 @@ def _load(turns_list: Sequence[int], data_dir: Path, skip_generate: bool) -> lis
         raw = path.read_text(encoding="utf-8")
         loaded.append(Transcript(turns, path, raw, json.loads(raw)))
     return loaded
-
-
-def _strings(value: Any) -> Iterable[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-
-
-def _call_args(call: Any) -> tuple[str, Any]:
-    function = call.get("function") if isinstance(call, Mapping) else None
-    if not isinstance(function, Mapping):
-        return "", None
-    name, raw = function.get("name"), function.get("arguments")
-    try:
-        args = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
-        args = raw
-    return (name if isinstance(name, str) else ""), args
-
-
-def _refs(messages: Iterable[Mapping[str, Any]]) -> Refs:
-    """Paths and commands named in the tool-call arguments of ``messages``."""
-    refs = Refs()
-    for msg in messages:
-        for call in msg.get("tool_calls") or []:
-            name, args = _call_args(call)
-            if not isinstance(args, Mapping):
-                continue
-            for key, value in args.items():
-                if key in PATH_KEYS:
-                    for path in _strings(value):
-                        if path.strip():
-                            refs.paths[path.strip()] = None
-                elif key in COMMAND_KEYS and TERMINAL_TOOL.search(name.lower()):
-                    for command in _strings(value):
-                        if command.strip():
-                            refs.commands[_collapse(command)] = None
-    return refs
-
-
-def _text(messages: Iterable[Mapping[str, Any]]) -> str:
-    """All text of ``messages``: contents, text parts, and tool-call argument values."""
-    parts: list[str] = []
-    for msg in messages:
-        content = msg.get("content")
-        if isinstance(content, str):
-            parts.append(content)
-        elif isinstance(content, list):
-            parts.extend(
-                p["text"]
-                for p in content
-                if isinstance(p, Mapping) and isinstance(p.get("text"), str)
-            )
-        for call in msg.get("tool_calls") or []:
-            parts.extend(_strings(_call_args(call)[1]))
-    return "\n".join(parts)
-
-
-def _kept(refs: Refs, text: str) -> tuple[int, int]:
-    collapsed = _collapse(text)
-    paths = sum(1 for p in refs.paths if p in text)
-    commands = sum(1 for c in refs.commands if c in collapsed)
-    return paths, commands
-
-
-def _pct(kept: int, total: int) -> str:
-    return f"{kept:,}/{total:,} {100.0 * kept / total:5.1f}%" if total else "-/- (none)"
-
-
-def _ok(kept: int, total: int) -> bool:
-    return total == 0 or kept / total >= MIN_RETENTION
-
-
-def _summary_sizes(summary: str | None, context_length: int) -> str:
-    """Prose tokens / budget (the growth guard's bound), then prose chars + ledger chars (the
-    ledger has its own character bound)."""
-    if not summary:
-        return "-"
-    at = summary.find(ANCHOR_HEADER)
-    prose, ledger = (summary, "") if at < 0 else (summary[:at], summary[at:])
-    tokens = get_counter(None, "estimate").count_text(prose)
-    budget = summary_budget(context_length)
-    return f"{tokens:>6,} /{budget:>6,} {len(prose.strip()):>7,} +{len(ledger):>6,}"
 
 
 # --------------------------------------------------------------------------- 1. scaling
@@ -357,7 +249,7 @@ def _input_cap(transcripts: list[Transcript]) -> bool:
     good = True
     for t in transcripts:
         middle = t.messages[1:-20]
-        raw_chars = len(_text(middle))
+        raw_chars = sum(len(str(m.get("content") or "")) for m in middle)  # contents only
         seconds, text = _timed(partial(serialize_turns, middle))
         ok = len(text) <= MAX_SUMMARY_INPUT_CHARS
         good = good and ok
@@ -365,100 +257,6 @@ def _input_cap(transcripts: list[Transcript]) -> bool:
             f"{t.label:>6}{len(middle):>13,}{raw_chars:>12,}{len(text):>12,}"
             f"{seconds * 1e3:>8.1f}  {'ok' if ok else 'FAIL'}"
         )
-    return good
-
-
-# --------------------------------------------------------------------------- 4. anchors
-
-RETENTION_HEADER = (
-    f"{'paths in output':>22}{'commands in output':>22}{'paths in sum.':>15}{'cmds in sum.':>14}"
-    f"  {'prose tok / budget':>16}{'prose ch':>9}{'+ledger':>8}"
-)
-
-
-def _retention_row(refs: Refs, result: CompressionResult, context_length: int) -> tuple[str, bool]:
-    paths, commands = _kept(refs, _text(result.messages))
-    s_paths, s_commands = _kept(refs, result.summary or "")
-    n_p, n_c = len(refs.paths), len(refs.commands)
-    row = (
-        f"{_pct(paths, n_p):>22}{_pct(commands, n_c):>22}"
-        f"{100.0 * s_paths / max(n_p, 1):>14.1f}%{100.0 * s_commands / max(n_c, 1):>13.1f}%"
-        f"  {_summary_sizes(result.summary, context_length)}"
-    )
-    return row, _ok(paths, n_p) and _ok(commands, n_c)
-
-
-def _one_shot(transcripts: list[Transcript]) -> bool:
-    print("\n4a. anchor retention, one compaction (force=True, fallback summariser): paths and")
-    print("    commands from the middle's tool calls found verbatim in the output (and in the")
-    print("    summary alone); prose tokens (estimate) vs summary_budget(), prose + ledger chars")
-    header = f"{'turns':>6}{'context':>9}{'middle':>8}" + RETENTION_HEADER
-    print(header)
-    print("-" * len(header))
-    good = True
-    settings = _settings()
-    for t in transcripts:
-        for context in RETENTION_CONTEXTS:
-            result = compress(
-                t.messages,
-                context_length=context,
-                config=settings,
-                summarizer="fallback",
-                force=True,
-            )
-            window = result.stats.get("window")
-            if result.status != "compressed" or not window:
-                print(f"{t.label:>6}{context:>9,}  {result.status}: {result.reason}")
-                good = False
-                continue
-            middle = t.messages[window["head_end"] : window["tail_start"]]
-            row, ok = _retention_row(_refs(middle), result, context)
-            # The target (spec 10 §4, issue 3) is set on the sample transcripts; the ledger
-            # has a fixed character bound, so a middle naming hundreds of paths keeps the
-            # newest ones only: shown, but not held to 95%.
-            held = t.turns <= 200
-            good = good and (ok or not held)
-            flag = "" if ok else ("  FAIL" if held else "  (beyond the ledger bound)")
-            print(f"{t.label:>6}{context:>9,}{len(middle):>8,}{row}{flag}")
-    return good
-
-
-def _successive(transcripts: list[Transcript]) -> bool:
-    sample = next((t for t in transcripts if t.turns == 200), None)
-    if sample is None:
-        return True
-    print(f"\n4b. {SUCCESSIVE_COMPACTIONS} successive compactions of the 200-turn session, fed one")
-    print("    message at a time; compress(force=True) at a turn-group boundary once observe()")
-    print(f"    passes the threshold of a {SUCCESSIVE_CONTEXT:,} window; the compressed list is")
-    print("    carried on; retention of every path/command compacted so far")
-    comp = Compressor(_settings(), context_length=SUCCESSIVE_CONTEXT, summarizer="fallback")
-    header = f"{'#':>2}{'at msg':>8}{'tokens':>16}{'middle':>8}" + RETENTION_HEADER
-    print(f"    threshold {comp.threshold_tokens:,} tokens")
-    print(header)
-    print("-" * len(header))
-    source, current, seen, done, good = sample.messages, [], Refs(), 0, True
-    for i, msg in enumerate(source):
-        current.append(msg)
-        boundary = i + 1 == len(source) or source[i + 1].get("role") != "tool"
-        if not boundary or comp.observe(current) < comp.threshold_tokens:
-            continue
-        result = comp.compress(current, force=True)
-        window = result.stats.get("window")
-        if result.status != "compressed" or not window:
-            print(f"{done + 1:>2}{i + 1:>8,}  {result.status}: {result.reason}")
-            return False
-        middle = current[window["head_end"] : window["tail_start"]]
-        seen.update(_refs(middle))
-        done += 1
-        row, ok = _retention_row(seen, result, SUCCESSIVE_CONTEXT)
-        good = good and ok
-        tokens = f"{result.tokens_before:,}->{result.tokens_after:,}"
-        print(f"{done:>2}{i + 1:>8,}{tokens:>16}{len(middle):>8,}{row}{'' if ok else '  FAIL'}")
-        current = list(result.messages)
-        if done == SUCCESSIVE_COMPACTIONS:
-            break
-    if done < SUCCESSIVE_COMPACTIONS:
-        print(f"(the session ended after {done} compactions)")
     return good
 
 
@@ -489,8 +287,6 @@ def main() -> int:
         "2x json, flat per message": _scaling(transcripts, args.runs, args.large_runs),
         "incremental check O(new)": _incremental(transcripts, args.incremental_runs),
         "summariser input cap": _input_cap(transcripts),
-        "anchor retention (one-shot)": _one_shot(transcripts),
-        "anchor retention (successive)": _successive(transcripts),
     }
     print()
     for name, ok in checks.items():
