@@ -24,6 +24,7 @@ FLOORS: dict[str, int] = {
     "types": 1,
     "markers": 1,
     "redact": 1,
+    "secret_shapes": 1,
     "config": 2,
     "tokens": 2,
     "transcript": 2,
