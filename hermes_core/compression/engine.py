@@ -159,7 +159,19 @@ class Compressor(CompressionTrigger):
         self._overflow_due = self._idle_due = False  # used up by this decision
         before = primed(costs.span().point, source)
         if not go:
-            proactive = self._proactive(source, costs, stats, trigger) if reason is None else None
+            proactive = None
+            if reason is None:  # spec 10 §8: pruning alone, below the threshold
+                proactive = proactive_outcome(
+                    source,
+                    costs,
+                    stats,
+                    trigger=trigger,
+                    settings=self.settings.compression,
+                    threshold_tokens=self.threshold_tokens,
+                    context_length=self.context_length,
+                    prune=self.hooks.prune,
+                    cost=self._cost,
+                )
             why = reason or f"under the threshold ({before:,} < {self.threshold_tokens:,})"
             return proactive or outcome(source, "unchanged", why, tokens_before=before, stats=stats)
         self._emit("compression_started", tokens=before)
@@ -337,21 +349,6 @@ class Compressor(CompressionTrigger):
         result.summarizer = summary.summarizer
         result.reason = result.reason or summary.fallback_reason()
         return result
-
-    def _proactive(
-        self, source: list[Message], costs: CostTable, stats: dict[str, Any], trigger: int
-    ) -> CompressionResult | None:
-        return proactive_outcome(
-            source,
-            costs,
-            stats,
-            trigger=trigger,
-            settings=self.settings.compression,
-            threshold_tokens=self.threshold_tokens,
-            context_length=self.context_length,
-            prune=self.hooks.prune,
-            cost=self._cost,
-        )
 
     def _summarize(
         self,
