@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+"""What a long session costs in prompt tokens with prompt caching: ours, the reference, truncation.
+
+Issue 13, deliverable 1. A generated transcript (``bench/gen_transcript.py``) is replayed as a
+live session, one request per assistant message: the host's list is everything before that
+message, the policy makes the list sent, the transcript's assistant message is the "response",
+then its tool results and the next user message are appended. Every policy replays the same
+transcript in the same run.
+
+- **Counting** (bench/_replay.py): o200k token ids per message, computed once per distinct
+  message, with the project counter's framing (4 a message, 3 a tool call, 3 reply priming: the
+  same totals as ``hc.count_tokens`` with tiktoken). A request's cached prefix is its common token
+  prefix with the previous request. Billed-equivalent input = uncached + 0.1 x cached; cost =
+  billed-eq + summariser input + 4 x summariser output. No tool schemas are sent (the
+  transcripts carry none).
+- **Summariser**: a loopback OpenAI chat-completions server answering every request with one
+  ~2,000-token stub summary and a ``usage`` block (prompt: the o200k count of what it received;
+  completion: the stub's). Summariser in / out are the sums of that usage, for every policy.
+- **ours**: ``Hermes.session()`` with the default config at the window, the summariser pointed
+  at the stub (``auxiliary.compression``), the store in a temporary home. The host keeps its own
+  growing list (docs/hosts.md): ``prepare(list)`` before each request (the returned wire list is
+  what is billed), ``record_usage`` with its count, ``end_turn`` before each new user message.
+- **reference**: a model of hermes-agent 0.19.0's ``ContextCompressor`` defaults and the agent
+  loop that calls it (bench/_replay.py says what it models): threshold 0.50 raised to 0.75 under
+  512K (96,000 at 128K, 150,000 at 200K), its rough chars/4 trigger and the real count after a
+  response, tail ``threshold x 0.20`` (walked to 1.5x), head 3 messages then 0, old tool output
+  pruned, one summary per compaction from the same stub. Checked against hermes-agent's own
+  compressor driven the same way on the four default replays: compaction counts within one,
+  billed-eq within 2%, cost within 2.5% (the model's slightly higher).
+- **truncate**: before a request at or over ours' threshold, drop the oldest turn groups (a
+  tool call stays with its results) until under it; no summariser. (Truncating to the window
+  instead, 128,000, gives 350 truncations and 52.1 M billed-eq at seed 1 / 1,000 turns.)
+
+"Over threshold": requests whose prompt exceeds the policy's own threshold. Also shown, for
+the first request after each compaction (all, then full summary / prune-only): the median
+prompt, the median cached prefix, and how many leading messages it shares whole with the
+request before (1: only the system prompt survived; 0: not even that).
+
+Usage: python bench/session_cost.py [--seeds 1 5] [--turns 1000 300] [--windows 128000 200000]
+           [--policies ours reference truncate] [--data-dir bench/out]
+Seeds and turns pair up (seed 1 with 1,000 turns, seed 5 with 300 by default); lists of unequal
+length give every combination. Transcripts missing from --data-dir are generated (a 1,000-turn
+one takes 1-3 minutes). Exits 1 when a request of "ours" went over its threshold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(REPO), str(REPO / "bench")]
+
+from _replay import Message, Meter, Reference, StubServer, role  # noqa: E402
+
+import hermes_core as hc  # noqa: E402
+from hermes_core.config.loader import load_config  # noqa: E402
+from hermes_core.transcript.messages import turn_groups  # noqa: E402
+
+CACHED_RATE, OUTPUT_WEIGHT = 0.1, 4
+POLICIES = ("ours", "reference", "truncate")
+
+
+class Ours:
+    """The library through ``Hermes.session()``, called as docs/hosts.md says a host does."""
+
+    name = "ours"
+
+    def __init__(self, system: Message, window: int, stub: StubServer) -> None:
+        self._home = tempfile.TemporaryDirectory()
+        config = {
+            "model": {"context_length": window},
+            "auxiliary": {"compression": {"base_url": stub.base_url, "model": "stub"}},
+        }
+        self.host = hc.Hermes(load_config(config, home=self._home.name, environ={}))
+        self.session = self.host.session("replay", on_event=self._event)
+        self.threshold = self.session.compressor.threshold_tokens
+        self.messages = [{**system, "content": self.session.system_prompt(system["content"])}]
+        self.counts = {"compressed": 0, "pruned": 0}
+        self._status = ""
+
+    def _event(self, event: hc.SessionEvent) -> None:
+        if event.kind == "compression_finished":
+            self._status = str(event.data.get("status"))
+        elif event.kind == "compaction_committed" and self._status in self.counts:
+            self.counts[self._status] += 1
+
+    def append(self, message: Message) -> None:
+        self.messages.append(message)
+
+    def prepare(self) -> list[Message]:
+        return self.session.prepare(self.messages)
+
+    def usage(self, tokens: int) -> None:
+        self.session.record_usage({"prompt_tokens": tokens, "completion_tokens": 0})
+
+    def end_turn(self) -> None:
+        self.session.end_turn(self.messages)
+
+    def close(self) -> None:
+        self.session.close()
+        self.host.close()
+        self._home.cleanup()
+
+
+class Truncate:
+    """Drop the oldest turn groups until the request is under the threshold."""
+
+    name = "truncate"
+
+    def __init__(self, system: Message, threshold: int, meter: Meter) -> None:
+        self.messages, self.threshold, self.meter = [system], threshold, meter
+        self.counts = {"compressed": 0, "pruned": 0}
+
+    def append(self, message: Message) -> None:
+        self.messages.append(message)
+
+    def prepare(self) -> list[Message]:
+        total = self.meter.total(self.messages)
+        if total >= self.threshold:
+            cut = 1
+            for group in turn_groups(self.messages)[1:-1]:
+                if total < self.threshold:
+                    break
+                total -= sum(len(self.meter.ids(m)) for m in self.messages[group.start : group.end])
+                cut = group.end
+            self.messages = [self.messages[0], *self.messages[cut:]]
+            self.counts["compressed"] += 1
+        return self.messages
+
+    def usage(self, tokens: int) -> None:
+        pass
+
+    def end_turn(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def replay(transcript: list[Message], policy: Any, meter: Meter, stub: StubServer) -> dict:
+    """Replay ``transcript`` through ``policy``; the figures of one table row."""
+    used, started = list(stub.used), time.perf_counter()
+    totals, cached, after, before = [], [], [], []
+    done = dict(policy.counts)
+    for i, message in enumerate(transcript[1:], start=1):
+        if role(message) == "assistant":
+            total, hit, whole, before = meter.bill(policy.prepare(), before)
+            policy.usage(total)
+            totals.append(total)
+            cached.append(hit)
+            kinds = [k for k in done if policy.counts[k] != done[k]]
+            if kinds:  # the first request after a compaction
+                after.append((kinds[0], total, hit, whole, len(totals)))
+                done = dict(policy.counts)
+        policy.append(message)
+        following = transcript[i + 1] if i + 1 < len(transcript) else None
+        if role(message) != "user" and (following is None or role(following) == "user"):
+            policy.end_turn()
+    policy.close()
+    billed = sum(totals) - sum(cached) + CACHED_RATE * sum(cached)
+    _, s_in, s_out = (b - a for a, b in zip(used, stub.used, strict=True))
+    return {
+        "policy": policy.name,
+        "requests": len(totals),
+        "full": policy.counts["compressed"],
+        "pruned": policy.counts["pruned"],
+        "total": sum(totals),
+        "cached": sum(cached),
+        "billed": billed,
+        "s_in": s_in,
+        "s_out": s_out,
+        "cost": billed + s_in + OUTPUT_WEIGHT * s_out,
+        "max": max(totals),
+        "over": sum(t > policy.threshold for t in totals),
+        "threshold": policy.threshold,
+        "after": after,
+        "seconds": time.perf_counter() - started,
+    }
+
+
+def transcript_path(seed: int, turns: int, data_dir: Path) -> Path:
+    path = data_dir / f"s{seed}_t{turns}.json"
+    if seed == 1 and not path.exists() and (data_dir / f"t{turns}.json").exists():
+        return data_dir / f"t{turns}.json"  # bench/compress.py's name for seed 1
+    if not path.exists():
+        print(f"generating {path} (seed {seed}, {turns:,} turns; minutes) ...", flush=True)
+        part = path.with_name(path.name + ".part")
+        script = [sys.executable, str(REPO / "bench" / "gen_transcript.py"), "--seed", str(seed)]
+        command = [*script, "--turns", str(turns), "--out", str(part)]
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        part.replace(path)
+    return path
+
+
+def _m(x: float) -> str:
+    if x >= 1e6:
+        return f"{x / 1e6:.2f} M"
+    return f"{x / 1e3:.0f} K" if x >= 1e4 or x == 0 else f"{x / 1e3:.1f} K"
+
+
+def _median(values: list[int], fmt: Any = _m) -> str:
+    return str(fmt(statistics.median(values))) if values else "-"
+
+
+def report(title: str, rows: list[dict]) -> None:
+    print(f"\n### {title}\n")
+    print(
+        "| policy | requests | compactions (full + prune-only) | prompt tokens | cached | "
+        "uncached | billed-eq input | summariser in / out | cost | max prompt | over threshold |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        n = r["full"] + r["pruned"]
+        compactions = f"{n} ({r['full']} + {r['pruned']})" if r["pruned"] else str(n)
+        print(
+            f"| {r['policy']} | {r['requests']:,} | {compactions} | {_m(r['total'])} | "
+            f"{_m(r['cached'])} | {_m(r['total'] - r['cached'])} | {_m(r['billed'])} | "
+            f"{_m(r['s_in'])} / {_m(r['s_out'])} | {_m(r['cost'])} | {r['max']:,} | "
+            f"{r['over']} ({100 * r['over'] / r['requests']:.1f}%) |"
+        )
+    by = {r["policy"]: r for r in rows}
+    if "ours" in by and "reference" in by:
+        ratio = by["ours"]["cost"] / by["reference"]["cost"]
+        print(f"\ncost ours / reference: **{ratio:.3f}** (issue 13 asks for at most 0.80)")
+    print(
+        "\n| policy | requests per compaction (median gap) | after a compaction, all (full / "
+        "prune-only): median prompt | median cached | median messages cached whole | replay time |"
+    )
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        after = r["after"]
+        gaps = [b[4] - a[4] for a, b in itertools.pairwise(after)]
+        gap = f"{r['requests'] / max(1, len(after)):.1f} ({_median(gaps, _g)})"
+        cells = [_cell(after, column, r["pruned"] > 0, fmt) for column, fmt in ((1, _m), (2, _m))]
+        whole = _cell(after, 3, r["pruned"] > 0, _g)
+        print(f"| {r['policy']} | {gap} | {' | '.join(cells)} | {whole} | {r['seconds']:.0f} s |")
+
+
+def _g(x: float) -> str:
+    return f"{x:g}"
+
+
+def _cell(after: list[tuple], column: int, split: bool, fmt: Any) -> str:
+    """The median over all compactions, then full / prune-only when there were both kinds."""
+    cell = _median([a[column] for a in after], fmt)
+    if split:
+        kinds = [[a[column] for a in after if a[0] == k] for k in ("compressed", "pruned")]
+        cell += f" ({' / '.join(_median(values, fmt) for values in kinds)})"
+    return cell
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1, 5])
+    parser.add_argument("--turns", type=int, nargs="+", default=[1000, 300])
+    parser.add_argument("--windows", type=int, nargs="+", default=[128_000, 200_000])
+    parser.add_argument("--policies", nargs="+", choices=POLICIES, default=list(POLICIES))
+    parser.add_argument("--data-dir", type=Path, default=REPO / "bench" / "out")
+    args = parser.parse_args()
+    args.data_dir.mkdir(parents=True, exist_ok=True)
+    pairs = (
+        list(zip(args.seeds, args.turns, strict=True))
+        if len(args.seeds) == len(args.turns)
+        else [(s, t) for s in args.seeds for t in args.turns]
+    )
+    meter = Meter()
+    stub = StubServer(meter)
+    print(f"python {sys.version.split()[0]}; stub summary {len(meter.encode(stub.stub)):,} tokens")
+    failed = []
+    try:
+        for seed, turns in pairs:
+            path = transcript_path(seed, turns, args.data_dir)
+            transcript = json.loads(path.read_text(encoding="utf-8"))
+            for window in args.windows:
+                rows = []
+                for name in args.policies:
+                    policy: Any
+                    if name == "ours":
+                        policy = Ours(transcript[0], window, stub)
+                    elif name == "reference":
+                        policy = Reference(transcript[0], window, stub, meter)
+                    else:
+                        threshold = hc.Compressor(context_length=window).threshold_tokens
+                        policy = Truncate(transcript[0], threshold, meter)
+                    rows.append(replay(transcript, policy, meter, stub))
+                    if name == "ours" and rows[-1]["over"]:
+                        failed.append(f"seed {seed}, {turns:,} turns, window {window:,}")
+                        failed[-1] += f": {rows[-1]['over']} request(s) over {policy.threshold:,}"
+                report(f"seed {seed}, {turns:,} turns ({path.name}), window {window:,}", rows)
+    finally:
+        stub.close()
+    for line in failed:
+        print(f"FAIL ours: {line}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
