@@ -16,12 +16,15 @@ sections), as a small auxiliary model would write one.
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import hermes_core as hc
+
+_CALL_IDS = itertools.count(1)  # tool call ids, unique across a session
 
 SUMMARY = """## Goal
 Work through the user's files and remember what the user asked to keep.
@@ -99,7 +102,7 @@ def _reply(messages: list[dict[str, Any]]) -> dict[str, Any]:
     ):
         if text.startswith(prefix):
             call = {
-                "id": f"call_{len(messages)}",
+                "id": f"call_{next(_CALL_IDS)}",  # unique, as a real model's are
                 "type": "function",
                 "function": {"name": tool, "arguments": json.dumps(arguments(text[len(prefix) :]))},
             }

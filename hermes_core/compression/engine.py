@@ -27,10 +27,11 @@ from hermes_core.compression.invariants import check_invariants
 from hermes_core.compression.proactive import proactive_outcome
 from hermes_core.compression.progress import ending_notice, started_notice
 from hermes_core.compression.prune import prune_tool_results
+from hermes_core.compression.prune_stop import PruneStop
 from hermes_core.compression.result import STILL_OVER, CompressionResult, EventSink, outcome
 from hermes_core.compression.summary_step import SummaryStep, previous_summary, summarize_step
 from hermes_core.compression.summary_usage import SummarizerUsage, metered_hooks
-from hermes_core.compression.trigger import GROWTH_ENDS_BACKOFF, CompressionTrigger, as_settings
+from hermes_core.compression.trigger import GROWTH_ENDS_BACKOFF, as_settings
 from hermes_core.compression.window import Window, choose_window, superseded_in_head
 from hermes_core.config.settings import Settings
 from hermes_core.errors import InvalidMessages
@@ -44,7 +45,7 @@ log = logging.getLogger("hermes_context.compression")
 Message = dict[str, Any]
 
 
-class Compressor(CompressionTrigger):
+class Compressor(PruneStop):
     """Keeps one conversation under its token budget; holds the anti-thrash state.
 
     ``summarizer``: ``None``/``"auto"`` (the configured LLM when there is one, else the
@@ -214,15 +215,6 @@ class Compressor(CompressionTrigger):
         self._sent, self.last_prompt_tokens = (source, len(source)), tokens
         return tokens
 
-    def _suffices(self, costs: CostTable, after: tuple[list[int], int], budget: int) -> bool:
-        """:func:`policy.prune_suffices` of the whole list and ``after``, as exact counts say."""
-        r, limit = self.running.correction_ratio, self.threshold_tokens
-        return costs.monotone(
-            lambda b, a: policy.prune_suffices(int(b * r), int(a * r), limit, budget),
-            (None, primed(0, costs)),
-            after,
-        )
-
     def _run(
         self,
         source: list[Message],
@@ -272,25 +264,19 @@ class Compressor(CompressionTrigger):
         )
         stats["passes"] = dict(pruned.passes)
         working = pruned.messages
-        if not force and self._suffices(costs, costs.split(working, self._cost), real_budget):
-            tokens_pruned = costs.exact_prompt(working, self._cost)  # under the threshold: bounded
-            self.guard.record_compaction(
-                tokens_before=tokens_before,
-                tokens_after=tokens_pruned,
-                summarizer=None,
-                probe=self.guard.is_probe(),
-            )
-            archived = [pruned.replaced[i] for i in sorted(pruned.replaced)]
-            reason = f"pruning alone brought it under the threshold ({tokens_pruned:,} tokens)"
-            return outcome(
-                working,
-                "pruned",
-                reason,
-                tokens_before=tokens_before,
+        if not force:
+            stopped = self._stop_after_pruning(
+                costs,
+                source,
+                pruned,
+                window=window,
                 stats=stats,
-                archived=archived,
-                tokens_after=tokens_pruned,
+                tokens_before=tokens_before,
+                tail_budget=real_budget,
+                use_llm=use_llm,
             )
+            if stopped is not None:
+                return stopped
         summary = self._summarize(source, working, window, usage, use_llm=use_llm)
         if summary.abort_reason is not None:
             self._emit("compression_failed", layer="abort", reason=summary.abort_reason)

@@ -348,24 +348,25 @@ def test_min_tail_user_messages_sets_the_tail_that_proactive_pruning_spares() ->
 # --------------------------------------------------------------------------- min_prune_chars
 
 
-def pruned_results(result: hc.CompressionResult, messages: list[Message]) -> list[int]:
-    assert result.status == "pruned", result.reason
-    return [
-        len(before["content"])
-        for before, after in zip(messages, result.messages, strict=True)
-        if before["role"] == "tool" and after != before
-    ]
+def results_before_tail(result: hc.CompressionResult, messages: list[Message]) -> list[int]:
+    """Sizes of the tool results outside the protected tail (what pruning may shorten)."""
+    tail_start = result.stats["window"]["tail_start"]
+    return [len(m["content"]) for m in messages[:tail_start] if m["role"] == "tool"]
 
 
 def test_min_prune_chars_spares_shorter_results() -> None:
+    # pruning runs either way; whether it alone ends the compaction is the cache-cost
+    # verdict's business (tests/compression/test_cache_cost.py)
     messages = tool_chat(16, [600, 3_000])
     default = hc.compress(messages, context_length=WINDOW, summarizer="fallback")
-    assert set(pruned_results(default, messages)) == {600, 3_000}
+    sizes = results_before_tail(default, messages)
+    assert set(sizes) == {600, 3_000}
+    assert default.stats["passes"]["summaries"] == len(sizes)
     result = hc.compress(
         messages, context_length=WINDOW, config=config(min_prune_chars=1_000), summarizer="fallback"
     )
-    assert set(pruned_results(result, messages)) == {3_000}
-    assert result.stats["passes"]["summaries"] < default.stats["passes"]["summaries"]
+    long_ones = [n for n in results_before_tail(result, messages) if n >= 1_000]
+    assert 0 < result.stats["passes"]["summaries"] == len(long_ones) < len(sizes)
 
 
 def test_min_prune_chars_above_every_result_leaves_pruning_nothing_to_do() -> None:

@@ -1,0 +1,99 @@
+"""Stopping after pruning: when pruning alone is the compaction, and when it is not.
+
+Why apart: pruning that brings the prompt under the threshold (spec 10 §4 Phase 1) used to end
+every compaction it sufficed for. Under prompt caching that is usually the dearer choice (see
+:mod:`~hermes_core.compression.cache_cost`): the engine now asks both questions here, with
+exact counts of what each way would keep, before it pays for a summary.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hermes_core.compression import cache_cost, policy
+from hermes_core.compression.prune import PruneResult
+from hermes_core.compression.result import CompressionResult, outcome
+from hermes_core.compression.summary_step import previous_summary
+from hermes_core.compression.trigger import CompressionTrigger
+from hermes_core.compression.window import Window
+from hermes_core.tokens.table import CostTable, primed
+
+__all__ = ["PruneStop"]
+
+Message = dict[str, Any]
+
+
+class PruneStop(CompressionTrigger):
+    """The engine's pruning verdicts (a base of :class:`~hermes_core.compression.Compressor`)."""
+
+    def _suffices(self, costs: CostTable, after: tuple[list[int], int], budget: int) -> bool:
+        """:func:`policy.prune_suffices` of the whole list and ``after``, as exact counts say."""
+        r, limit = self.running.correction_ratio, self.threshold_tokens
+        return costs.monotone(
+            lambda b, a: policy.prune_suffices(int(b * r), int(a * r), limit, budget),
+            (None, primed(0, costs)),
+            after,
+        )
+
+    def _stop_after_pruning(
+        self,
+        costs: CostTable,
+        source: list[Message],
+        pruned: PruneResult,
+        *,
+        window: Window,
+        stats: dict[str, Any],
+        tokens_before: int,
+        tail_budget: int,
+        use_llm: bool,
+    ) -> CompressionResult | None:
+        """The "pruned" outcome when pruning alone leaves real headroom and, under prompt
+        caching, bills no more than a summary would (:mod:`cache_cost`); else ``None``."""
+        working = pruned.messages
+        if not self._suffices(costs, costs.split(working, self._cost), tail_budget):
+            return None
+        first = min(pruned.replaced, default=len(working))
+        kept = self._kept(costs, source, working, window, first)
+        stats["cache_cost"] = cache_cost.choose(kept, self.threshold_tokens, use_llm)
+        if not stats["cache_cost"]["prune"]:
+            return None
+        tokens_pruned = costs.exact_prompt(working, self._cost)  # under the threshold: bounded
+        self.guard.record_compaction(
+            tokens_before=tokens_before,
+            tokens_after=tokens_pruned,
+            summarizer=None,
+            probe=self.guard.is_probe(),
+        )
+        archived = [pruned.replaced[i] for i in sorted(pruned.replaced)]
+        reason = f"pruning alone brought it under the threshold ({tokens_pruned:,} tokens)"
+        return outcome(
+            working,
+            "pruned",
+            reason,
+            tokens_before=tokens_before,
+            stats=stats,
+            archived=archived,
+            tokens_after=tokens_pruned,
+        )
+
+    def _kept(
+        self,
+        costs: CostTable,
+        source: list[Message],
+        working: list[Message],
+        window: Window,
+        first_pruned: int,
+    ) -> cache_cost.Kept:
+        """What each way to compact keeps, exactly counted, in the trigger's units."""
+        ratio, exact = self.running.correction_ratio, costs.exact_prompt
+        tail = working[window.tail_start :]
+        previous = previous_summary(source[: window.tail_start])
+        summary = self.counter.count_text(previous) if previous else 0
+        return cache_cost.Kept(
+            pruned=int(exact(working, self._cost) * ratio),
+            pruned_prefix=int(exact(working[:first_pruned], self._cost) * ratio),
+            head=int(exact(working[: window.head_end], self._cost) * ratio),
+            tail=int(exact(tail, self._cost) * ratio),
+            tail_requests=sum(1 for m in tail if m.get("role") == "assistant"),
+            summary=summary or policy.summary_budget(self.context_length) // 2,
+        )
