@@ -264,22 +264,21 @@ class Compressor(PruneStop):
         )
         stats["passes"] = dict(pruned.passes)
         working = pruned.messages
-        if not force:
-            stopped = self._stop_after_pruning(
-                costs,
-                source,
-                pruned,
-                window=window,
-                stats=stats,
-                tokens_before=tokens_before,
-                tail_budget=real_budget,
-                use_llm=use_llm,
+        # None: pruning alone would not do (or force); else whether it bills less than a summary
+        prune_pays = (
+            None
+            if force
+            else self._prune_verdict(
+                costs, source, pruned, window, stats, tail_budget=real_budget, use_llm=use_llm
             )
-            if stopped is not None:
-                return stopped
+        )
+        if prune_pays:
+            return self._pruned(costs, pruned, stats, tokens_before)
         summary = self._summarize(source, working, window, usage, use_llm=use_llm)
         if summary.abort_reason is not None:
             self._emit("compression_failed", layer="abort", reason=summary.abort_reason)
+            if prune_pays is not None:  # pruning alone does: better than keeping it all
+                return self._pruned(costs, pruned, stats, tokens_before, summary.abort_reason)
             stats["passes"] = {}  # the pruning was discarded with everything else
             return outcome(
                 source, "aborted", summary.abort_reason, tokens_before=tokens_before, stats=stats
@@ -304,6 +303,8 @@ class Compressor(PruneStop):
             replaced.add(window.tail_start)
         archived = [source[i] for i in sorted(replaced)]
         tokens_after = costs.exact_prompt(assembly.messages, self._cost)
+        if prune_pays is not None and tokens_after >= costs.exact_prompt(working, self._cost):
+            return self._pruned(costs, pruned, stats, tokens_before, "the summary landed higher")
         self.guard.record_compaction(
             tokens_before=tokens_before,
             tokens_after=tokens_after,

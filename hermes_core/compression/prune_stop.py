@@ -35,28 +35,39 @@ class PruneStop(CompressionTrigger):
             after,
         )
 
-    def _stop_after_pruning(
+    def _prune_verdict(
         self,
         costs: CostTable,
         source: list[Message],
         pruned: PruneResult,
-        *,
         window: Window,
         stats: dict[str, Any],
-        tokens_before: int,
+        *,
         tail_budget: int,
         use_llm: bool,
-    ) -> CompressionResult | None:
-        """The "pruned" outcome when pruning alone leaves real headroom and, under prompt
-        caching, bills no more than a summary would (:mod:`cache_cost`); else ``None``."""
+    ) -> bool | None:
+        """``None`` when pruning alone leaves no real headroom; else whether, under prompt
+        caching, it bills no more than a summary would (:mod:`cache_cost`; the figures go to
+        ``stats["cache_cost"]``)."""
         working = pruned.messages
         if not self._suffices(costs, costs.split(working, self._cost), tail_budget):
             return None
         first = min(pruned.replaced, default=len(working))
         kept = self._kept(costs, source, working, window, first)
         stats["cache_cost"] = cache_cost.choose(kept, self.threshold_tokens, use_llm)
-        if not stats["cache_cost"]["prune"]:
-            return None
+        return bool(stats["cache_cost"]["prune"])
+
+    def _pruned(
+        self,
+        costs: CostTable,
+        pruned: PruneResult,
+        stats: dict[str, Any],
+        tokens_before: int,
+        instead_of_summary: str | None = None,
+    ) -> CompressionResult:
+        """The "pruned" outcome, committed to the anti-thrash guard. ``instead_of_summary``:
+        why the summary the cost verdict preferred was not used (it aborted, or landed higher)."""
+        working = pruned.messages
         tokens_pruned = costs.exact_prompt(working, self._cost)  # under the threshold: bounded
         self.guard.record_compaction(
             tokens_before=tokens_before,
@@ -66,6 +77,8 @@ class PruneStop(CompressionTrigger):
         )
         archived = [pruned.replaced[i] for i in sorted(pruned.replaced)]
         reason = f"pruning alone brought it under the threshold ({tokens_pruned:,} tokens)"
+        if instead_of_summary:
+            reason += f"; instead of a summary: {instead_of_summary}"
         return outcome(
             working,
             "pruned",

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai import FakeLLM, answer
+from fake_openai import FakeLLM, answer, http_error
 
 import hermes_core as hc
 from hermes_core.compression import cache_cost
@@ -127,6 +127,37 @@ def test_pruning_that_lands_high_is_not_the_compaction(fake_llm: FakeLLM) -> Non
     assert verdict["summary_cost"] < verdict["prune_cost"]
     assert result.status == "compressed"
     assert fake_llm.requests  # the summary was paid for because it pays
+
+
+def test_a_summary_that_aborts_leaves_the_pruning_that_sufficed(fake_llm: FakeLLM) -> None:
+    # abort_on_summary_failure: before issue 13 this transcript ended "pruned" without asking
+    # the LLM; the verdict now prefers a summary, and when that aborts the pruning still stands
+    compressor = _compressor(fake_llm)
+    compressor.settings.compression.abort_on_summary_failure = True
+    fake_llm.default = http_error(500)
+    events: list[str] = []
+    compressor.on_event = lambda event: events.append(event.kind)
+    messages = _session(turns=26, result_lines=50, reply_sentences=25)
+    compressor.observe(messages)
+    result = compressor.compress(messages)
+    assert result.stats["cache_cost"]["prune"] is False
+    assert fake_llm.requests  # the summary was tried
+    assert result.status == "pruned"
+    assert "instead of a summary" in result.reason
+    assert result.tokens_after < compressor.threshold_tokens
+    assert "compression_failed" in events
+
+
+def test_a_summary_that_lands_higher_than_the_pruning_is_not_committed() -> None:
+    # a near tie: the verdict expects the (free) fallback summary to land where pruning does;
+    # the summary written is larger than expected, so the pruning is what is kept
+    messages = _session(turns=14, result_lines=160, reply_sentences=0)
+    result = hc.compress(messages, context_length=WINDOW, summarizer="fallback")
+    verdict = result.stats["cache_cost"]
+    assert verdict["prune"] is False
+    assert result.status == "pruned"
+    assert "the summary landed higher" in result.reason
+    assert result.tokens_after == verdict["pruned_after"]
 
 
 def test_pruning_that_lands_as_low_as_a_summary_is_the_compaction(fake_llm: FakeLLM) -> None:
