@@ -184,6 +184,20 @@ class SkillsSettings:
 
 
 @dataclass
+class ReferencesSettings:
+    """@-references in user messages (spec 40 §5)."""
+
+    enabled: bool = setting(
+        True, "Expand `@file:`, `@folder:`, `@diff`, `@staged`, `@git:N` and `@url:` references."
+    )
+    allow_private_urls: bool = setting(
+        False, "Let `@url:` reach loopback, link-local and private addresses."
+    )
+    url_timeout: float = setting(10.0, "Seconds an `@url:` fetch may take.", minimum=0.1)
+    url_max_bytes: int = setting(1_000_000, "Bytes of an `@url:` response read at most.", minimum=1)
+
+
+@dataclass
 class SessionsSettings:
     """The SQLite session store (spec 40 §1)."""
 
@@ -213,6 +227,7 @@ class Settings:
     auxiliary: AuxiliarySettings = field(default_factory=AuxiliarySettings, metadata={"doc": ""})
     memory: MemorySettings = field(default_factory=MemorySettings, metadata={"doc": ""})
     skills: SkillsSettings = field(default_factory=SkillsSettings, metadata={"doc": ""})
+    references: ReferencesSettings = field(default_factory=ReferencesSettings, metadata={"doc": ""})
     sessions: SessionsSettings = field(default_factory=SessionsSettings, metadata={"doc": ""})
     plugins: PluginsSettings = field(default_factory=PluginsSettings, metadata={"doc": ""})
     plugin_config: dict[str, dict[str, Any]] = setting(
