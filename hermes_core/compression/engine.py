@@ -15,7 +15,6 @@ from typing import Any
 
 from hermes_core.compression import policy
 from hermes_core.compression import state as persisted
-from hermes_core.compression.anchors import DEFAULT_LEDGER_CHARS
 from hermes_core.compression.assemble import SYSTEM_ROLES, assemble, is_summary_message
 from hermes_core.compression.hooks import (
     CompressionHooks,
@@ -274,10 +273,13 @@ class Compressor(PruneStop):
         )
         if prune_pays:
             return self._pruned(costs, pruned, stats, tokens_before)
-        summary = self._summarize(source, working, window, usage, use_llm=use_llm)
+        optional = prune_pays is not None
+        summary = self._summarize(
+            source, working, window, usage, use_llm=use_llm, optional=optional
+        )
         if summary.abort_reason is not None:
             self._emit("compression_failed", layer="abort", reason=summary.abort_reason)
-            if prune_pays is not None:  # pruning alone does: better than keeping it all
+            if optional:  # pruning alone does: better than keeping it all
                 return self._pruned(costs, pruned, stats, tokens_before, summary.abort_reason)
             stats["passes"] = {}  # the pruning was discarded with everything else
             return outcome(
@@ -303,7 +305,7 @@ class Compressor(PruneStop):
             replaced.add(window.tail_start)
         archived = [source[i] for i in sorted(replaced)]
         tokens_after = costs.exact_prompt(assembly.messages, self._cost)
-        if prune_pays is not None and tokens_after >= costs.exact_prompt(working, self._cost):
+        if optional and tokens_after >= costs.exact_prompt(working, self._cost):
             return self._pruned(costs, pruned, stats, tokens_before, "the summary landed higher")
         self.guard.record_compaction(
             tokens_before=tokens_before,
@@ -345,10 +347,11 @@ class Compressor(PruneStop):
         usage: SummarizerUsage,
         *,
         use_llm: bool,
+        optional: bool = False,
     ) -> SummaryStep:
         middle_original = source[window.middle.start : window.middle.stop]
         notes = self.hooks.pre_compress(middle_original)
-        ledger_chars = min(DEFAULT_LEDGER_CHARS, max(1_000, int(self.threshold_tokens * 0.35)))
+        ledger_chars = self._ledger_chars()
         step = summarize_step(
             hooks=metered_hooks(self.hooks, usage),
             guard=self.guard,
@@ -368,6 +371,7 @@ class Compressor(PruneStop):
             max_ledger_chars=ledger_chars,
             unreachable_falls_back=self.unreachable_falls_back,
             use_llm=use_llm,
+            optional=optional,
         )
         if step.failure is not None and step.abort_reason is None:
             kind, detail = step.failure

@@ -62,6 +62,11 @@ class CompressionGuard:
       A compaction marked ``probe=True`` re-blocks at once when ineffective.
     * **Nothing to compress**: a 300 s backoff, not a strike; a recorded compaction ends it.
 
+    An *optional* summary (one the cache-cost verdict preferred where pruning alone would do)
+    that fails does not block: ``record_summary_failure(kind, blocking=False)`` rests the LLM
+    for the same length instead (:meth:`use_llm` is False meanwhile), so pruning and the
+    free fallback go on and the failing endpoint is not called again until it is over.
+
     The fallback streak is separate and never blocks: two ``summarizer="fallback"`` compactions
     in a row turn :meth:`use_llm` off; after 300 s it is on again for a probe, and an ``"llm"``
     compaction clears the streak while another fallback arms a new 300 s wait. Pruning-only
@@ -81,6 +86,7 @@ class CompressionGuard:
         self._llm_probe_at: float | None = None
         self._cooldown_until: float | None = None
         self._cooldown_kind: str | None = None
+        self._llm_rest_until: float | None = None  # an optional summary failed: LLM off
         self._timeout_streak = 0
         self._backoff_until: float | None = None
         self._warned = False
@@ -132,7 +138,10 @@ class CompressionGuard:
         return (reason is None), reason
 
     def use_llm(self) -> bool:
-        """False while two fallback summaries in a row say the LLM is not worth calling."""
+        """False while two fallback summaries in a row say the LLM is not worth calling, and
+        while the LLM rests after an optional summary failed."""
+        if _left(self._llm_rest_until, self._clock()) > 0:
+            return False
         if self._fallback_streak < MAX_FALLBACK_STREAK:
             return True
         return _left(self._llm_probe_at, self._clock()) == 0
@@ -200,8 +209,9 @@ class CompressionGuard:
         self._new_period_if_blocked(was_blocked)
         return "ineffective"
 
-    def record_summary_failure(self, kind: str) -> None:
-        """Start (or extend) the cooldown for a failed summary of this kind."""
+    def record_summary_failure(self, kind: str, *, blocking: bool = True) -> None:
+        """Start (or extend) the cooldown for a failed summary of this kind; with
+        ``blocking=False`` (an optional summary) rest the LLM for as long instead."""
         was_blocked = self.blocked_reason() is not None
         if kind == "timeout":
             step = min(self._timeout_streak, len(TIMEOUT_LADDER_S) - 1)
@@ -212,6 +222,10 @@ class CompressionGuard:
         else:
             seconds = DEFAULT_COOLDOWN_S
         until = self._clock() + seconds
+        if not blocking:
+            if self._llm_rest_until is None or until > self._llm_rest_until:
+                self._llm_rest_until = until
+            return
         if self._cooldown_until is None or until > self._cooldown_until:
             self._cooldown_until, self._cooldown_kind = until, kind
         self._new_period_if_blocked(was_blocked)
@@ -220,6 +234,7 @@ class CompressionGuard:
         """A summary worked: reset the timeout ladder and lift the cooldown."""
         self._timeout_streak = 0
         self._cooldown_until, self._cooldown_kind = None, None
+        self._llm_rest_until = None
 
     def record_nothing_to_compress(self) -> None:
         """Everything is protected or too short: back off for 300 s without a strike."""
@@ -255,6 +270,7 @@ class CompressionGuard:
             "llm_probe_in_s": remaining(self._llm_probe_at),
             "cooldown_s": remaining(self._cooldown_until),
             "cooldown_kind": self._cooldown_kind,
+            "llm_rest_s": remaining(self._llm_rest_until),
             "timeout_streak": self._timeout_streak,
             "backoff_s": remaining(self._backoff_until),
             "warned": self._warned,
@@ -290,6 +306,7 @@ class CompressionGuard:
         guard._cooldown_until = until("cooldown_s")
         kind = data.get("cooldown_kind")
         guard._cooldown_kind = None if kind is None else str(kind)
+        guard._llm_rest_until = until("llm_rest_s")
         guard._timeout_streak = int(data.get("timeout_streak", 0))
         guard._backoff_until = until("backoff_s")
         guard._warned = bool(data.get("warned", False))

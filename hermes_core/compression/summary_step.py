@@ -62,13 +62,15 @@ def summarize_step(
     max_ledger_chars: int = DEFAULT_LEDGER_CHARS,
     unreachable_falls_back: bool = False,
     use_llm: bool | None = None,
+    optional: bool = False,
 ) -> SummaryStep:
     """Run the summariser (when allowed) and apply the failure ladder.
 
     ``unreachable_falls_back`` turns the network-unreachable abort into the fallback summary
     (the command line's ``--summarizer auto``: "the LLM when reachable, else the fallback").
     ``use_llm`` is the caller's earlier decision (None: ask the guard now); when False,
-    ``middle`` is not read."""
+    ``middle`` is not read. ``optional``: pruning alone would do (the caller keeps it if this
+    aborts), so a failure rests the LLM instead of blocking compaction."""
     text: str | None = None
     failure: tuple[str, str] | None = None
     # the user's words: in the turns being summarised, and (already checked once) in the
@@ -100,7 +102,8 @@ def summarize_step(
             unreachable = kind == "network" and unreachable_falls_back
             # every failure starts a cooldown (docs/compression.md), an abort too: a bad key
             # must not cost an LLM call on every later check
-            guard.record_summary_failure(cooldown_kind(kind))
+            # an optional summary (pruning alone would do) rests the LLM instead of blocking
+            guard.record_summary_failure(cooldown_kind(kind), blocking=not optional)
             if (aborts(kind) and not unreachable) or abort_on_failure:
                 reason = f"summary failed ({kind}), input kept: {detail}"
                 return SummaryStep(None, None, abort_reason=reason, failure=failure)

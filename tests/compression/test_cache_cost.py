@@ -220,3 +220,25 @@ def test_a_replayed_session_bills_less_than_either_fixed_rule(
         stub.close()
     assert costs["model"] < costs["always prune"]
     assert costs["model"] < costs["never prune"]
+
+
+def test_a_dead_summariser_never_lets_a_replayed_request_over_the_threshold() -> None:
+    # the verdict asks for summaries pruning alone could spare; when the summariser is down
+    # (connection refused: an abort), the pruning is kept and the LLM rests instead of a
+    # cooldown blocking every compaction (which let 143 of 200 requests over, up to 379K)
+    bench = _bench()
+    transcript = json.loads((REPO / "tests/data/transcripts/coding-200turns.json").read_text())
+    meter = bench.Meter()
+    stub = bench.StubServer(meter)
+
+    class Dead:
+        base_url = "http://127.0.0.1:9/v1"  # the discard port: nothing listens
+
+    try:
+        for abort in (False, True):
+            ours = bench.Ours(transcript[0], 64_000, Dead, {"abort_on_summary_failure": abort})
+            row = bench.replay(transcript, ours, meter, stub)
+            assert row["over"] == 0, (abort, row["max"])
+            assert row["full"] + row["pruned"] > 5  # it kept compacting
+    finally:
+        stub.close()

@@ -660,3 +660,18 @@ def test_the_default_threshold_is_the_settings_default() -> None:
     from hermes_core.config.settings import CompressionSettings
 
     assert CompressionSettings().threshold == DEFAULT_THRESHOLD
+
+
+def test_an_optional_summary_failure_rests_the_llm_without_blocking() -> None:
+    now = [0.0]
+    guard = CompressionGuard(clock=lambda: now[0])
+    guard.record_summary_failure("http_500", blocking=False)
+    assert guard.blocked_reason() is None  # compaction goes on: pruning, the fallback
+    assert guard.use_llm() is False  # but the failing endpoint is not called again yet
+    restored = CompressionGuard.from_dict(guard.to_dict(), clock=lambda: now[0])
+    assert restored.use_llm() is False
+    now[0] += DEFAULT_COOLDOWN_S
+    assert guard.use_llm() is True and restored.use_llm() is True
+    guard.record_summary_failure("http_500", blocking=False)
+    guard.record_summary_success()
+    assert guard.use_llm() is True

@@ -360,8 +360,7 @@ def test_min_prune_chars_spares_shorter_results() -> None:
     messages = tool_chat(16, [600, 3_000])
     default = hc.compress(messages, context_length=WINDOW, summarizer="fallback")
     sizes = results_before_tail(default, messages)
-    assert set(sizes) == {600, 3_000}
-    assert default.stats["passes"]["summaries"] == len(sizes)
+    assert default.stats["passes"]["summaries"] == len(sizes)  # every result outside the tail
     result = hc.compress(
         messages, context_length=WINDOW, config=config(min_prune_chars=1_000), summarizer="fallback"
     )
