@@ -3,6 +3,8 @@
 The compressor decides what to do after a failed summary by its kind (spec 10 §5): retry on
 the main model, cool down, fall back to a static summary, or abort. So every failure, whether
 HTTP status, transport error or unusable body, becomes one :class:`LLMError` with a ``kind``.
+Background review offers tools (``tools=``); the answer's tool calls are checked here, so a
+caller only ever sees calls it can execute and answer (an id, a name, arguments as text).
 httpx is imported inside the methods: importing ``hermes_core`` must stay fast.
 """
 
@@ -28,6 +30,7 @@ __all__ = [
     "LLMError",
     "aborts",
     "cooldown_kind",
+    "parse_tool_calls",
     "retry_on_main_model",
 ]
 
@@ -118,12 +121,20 @@ class ChatEndpoint:
 
 @dataclass(frozen=True)
 class ChatReply:
-    """The first choice of a completion."""
+    """The first choice of a completion.
+
+    ``tool_calls`` holds the well-formed calls, each ``{"id", "type": "function", "function":
+    {"name", "arguments"}}`` with ``arguments`` a string; ``dropped_tool_calls`` says why each
+    malformed one was left out (no id, no name, a repeated id, arguments neither text nor an
+    object).
+    """
 
     text: str
     finish_reason: str | None
     model: str
     usage: dict[str, Any] = field(default_factory=dict)
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    dropped_tool_calls: tuple[str, ...] = ()
 
 
 def kind_for_status(status: int) -> ErrorKind:
@@ -225,14 +236,25 @@ class ChatClient:
         return redact(text)
 
     def complete(
-        self, messages: list[dict[str, Any]], *, temperature: float | None = None
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        temperature: float | None = None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> ChatReply:
-        """One non-streaming completion; no ``max_tokens`` is sent (the budget is in the prompt)."""
+        """One non-streaming completion; no ``max_tokens`` is sent (the budget is in the prompt).
+
+        With ``tools`` (OpenAI function schemas) the model may answer with tool calls instead
+        of text (``tool_choice`` is ``auto``); without, an answer with no text is ``empty``.
+        """
         import httpx
 
         body: dict[str, Any] = {"model": self.endpoint.model, "messages": messages}
         if temperature is not None:
             body["temperature"] = temperature
+        if tools:
+            body["tools"] = tools
+            body["tool_choice"] = "auto"
         try:
             response = self._http().post(
                 self.endpoint.url,
@@ -249,9 +271,9 @@ class ChatClient:
             raise self._error("malformed", what, hint=hint) from None
         except (httpx.TransportError, httpx.InvalidURL) as exc:
             raise self._error("network", f"cannot reach the server ({_describe(exc)})") from None
-        return self._parse(response)
+        return self._parse(response, with_tools=bool(tools))
 
-    def _parse(self, response: httpx.Response) -> ChatReply:
+    def _parse(self, response: httpx.Response, *, with_tools: bool = False) -> ChatReply:
         status = response.status_code
         if not 200 <= status < 300:
             detail = _error_detail(response.text)
@@ -274,7 +296,13 @@ class ChatClient:
             error = self._error("malformed", "the first choice has no message", status)
             raise _billed(error, usage)
         text = _content_text(message.get("content"))
-        if not text.strip():
+        calls, dropped = parse_tool_calls(message.get("tool_calls")) if with_tools else ([], [])
+        if not text.strip() and not calls:
+            if dropped:
+                what = "every tool call in the answer is malformed: " + "; ".join(dropped[:3])
+                hint = "the server's tool calling is broken; try another model or server"
+                error = self._error("malformed", what, status, hint=hint)
+                raise _billed(error, usage)
             raise _billed(self._error("empty", "the answer has no content", status), usage)
         finish = choice.get("finish_reason")
         model = payload.get("model")
@@ -283,7 +311,61 @@ class ChatClient:
             finish_reason=finish if isinstance(finish, str) else None,
             model=model if isinstance(model, str) and model else self.endpoint.model,
             usage=dict(usage) if isinstance(usage, dict) else {},
+            tool_calls=calls,
+            dropped_tool_calls=tuple(dropped),
         )
+
+
+def parse_tool_calls(raw: object) -> tuple[list[dict[str, Any]], list[str]]:
+    """The well-formed tool calls of an answer message, normalised, and why each other one
+    was dropped. Arguments given as a JSON object (some local servers do) are written out as
+    JSON text; a call whose id repeats an earlier one is dropped (its result could not be
+    told apart)."""
+    if raw is None:
+        return [], []
+    if not isinstance(raw, list):
+        return [], [f"tool_calls is a {type(raw).__name__}, not a list"]
+    calls: list[dict[str, Any]] = []
+    dropped: list[str] = []
+    seen: set[str] = set()
+    for position, item in enumerate(raw):
+        call = _tool_call(item)
+        if isinstance(call, str):
+            dropped.append(f"tool call {position}: {call}")
+        elif call["id"] in seen:
+            dropped.append(f"tool call {position}: its id repeats an earlier call's")
+        else:
+            seen.add(call["id"])
+            calls.append(call)
+    return calls, dropped
+
+
+def _tool_call(item: object) -> dict[str, Any] | str:
+    """One normalised call, or what is wrong with it."""
+    if not isinstance(item, dict):
+        return "not an object"
+    call_id = item.get("id")
+    if not isinstance(call_id, str) or not call_id.strip():
+        return "no id"
+    kind = item.get("type", "function")
+    if kind not in ("function", None):
+        return f"type {_clip(str(kind))!r} is not 'function'"
+    function = item.get("function")
+    if not isinstance(function, dict):
+        return "no function"
+    name = function.get("name")
+    if not isinstance(name, str) or not name.strip():
+        return "no function name"
+    arguments = function.get("arguments")
+    if isinstance(arguments, dict):
+        arguments = json.dumps(arguments, ensure_ascii=False)
+    if not isinstance(arguments, str):
+        return f"arguments of {_clip(name)!r} are not text"
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": arguments},
+    }
 
 
 def _billed(error: LLMError, usage: object) -> LLMError:

@@ -1,0 +1,145 @@
+"""What a review's tool call may do: which tools exist for it, and the quote rule for the
+user profile.
+
+Why a gate in front of the handlers: the review model reads a whole conversation, tool output
+and pasted text included, so it can be talked into anything the tools allow. It gets exactly
+two tools (``memory``, ``skill_manage``); any other name is refused, never dispatched. And a
+user-profile fact is saved only with a quote of the user's own words (:mod:`.quotes`). The
+``quote`` argument exists only in the review's copy of the memory schema and is taken off
+before the memory tool sees the call. Pure functions.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from hermes_core.review.quotes import QuoteBook
+
+__all__ = ["KIND_TOOLS", "REVIEW_TOOLS", "Verdict", "judge", "review_schema", "schema_name"]
+
+#: The tool each kind of review works with; nothing else is ever offered or run.
+KIND_TOOLS: Final = {"memory": "memory", "skill": "skill_manage"}
+REVIEW_TOOLS: Final = frozenset(KIND_TOOLS.values())
+_QUOTE_DOC: Final = (
+    "Required when target is 'user' and the action adds or replaces: the user's own words, "
+    "copied exactly from one of their messages, that state this fact. Without a quote the "
+    "fact is not saved."
+)
+_ARGUMENTS_MAX: Final = 100_000
+
+
+def schema_name(schema: object) -> str:
+    """The function name of an OpenAI tool schema ('' when it has none)."""
+    if not isinstance(schema, Mapping):
+        return ""
+    function = schema.get("function")
+    name = function.get("name") if isinstance(function, Mapping) else None
+    return name if isinstance(name, str) else ""
+
+
+def review_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The schema as the review model sees it: the memory tool gains ``quote`` (on the call
+    and on each batch operation); any other schema is copied unchanged."""
+    out: dict[str, Any] = copy.deepcopy(dict(schema))
+    if schema_name(out) != "memory":
+        return out
+    function = out["function"]
+    function["description"] = (
+        str(function.get("description", "")) + " In this review, every add or replace with "
+        "target 'user' must carry 'quote', the user's exact words; otherwise it is refused."
+    ).strip()
+    parameters = function.setdefault("parameters", {"type": "object", "properties": {}})
+    properties = parameters.setdefault("properties", {})
+    properties["quote"] = {"type": "string", "description": _QUOTE_DOC}
+    operations = properties.get("operations")
+    if isinstance(operations, dict) and isinstance(operations.get("items"), dict):
+        items = operations["items"].setdefault("properties", {})
+        items["quote"] = {"type": "string", "description": _QUOTE_DOC}
+    return out
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a call may run; ``arguments`` are what the handler gets (quotes taken off),
+    ``reason`` says why not, ``code`` names the rule (``forbidden``, ``not_offered``,
+    ``bad_arguments``, ``quote``)."""
+
+    allowed: bool
+    arguments: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""
+    code: str = ""
+
+    def refusal(self) -> str:
+        """The JSON text the model gets back for a refused call."""
+        return json.dumps(
+            {"success": False, "refused": True, "saved": False, "error": self.reason},
+            ensure_ascii=False,
+        )
+
+
+def _refuse(code: str, reason: str) -> Verdict:
+    return Verdict(False, reason=reason, code=code)
+
+
+def _parse(arguments: str) -> dict[str, Any] | str:
+    if len(arguments) > _ARGUMENTS_MAX:
+        return f"arguments are over {_ARGUMENTS_MAX:,} characters; send a smaller call."
+    try:
+        value = json.loads(arguments) if arguments.strip() else {}
+    except (ValueError, RecursionError) as exc:
+        return f"arguments are not valid JSON ({type(exc).__name__}); send one JSON object."
+    if not isinstance(value, dict):
+        return "arguments must be a JSON object."
+    return value
+
+
+def _needs_quote(action: object) -> bool:
+    return action in ("add", "replace")
+
+
+def _memory(arguments: dict[str, Any], book: QuoteBook) -> Verdict:
+    """The quote rule for the memory tool, and the call without its quotes."""
+    user = arguments.get("target") == "user"
+    cleaned = {k: v for k, v in arguments.items() if k != "quote"}
+    operations = arguments.get("operations")
+    if isinstance(operations, list):
+        cleaned_ops: list[Any] = []
+        for position, op in enumerate(operations):
+            if not isinstance(op, dict):
+                cleaned_ops.append(op)  # the memory tool says what is wrong with it
+                continue
+            if user and _needs_quote(op.get("action")):
+                problem = book.problem(op.get("quote"), op.get("content"))
+                if problem:
+                    return _refuse("quote", f"operation {position}: {problem} Nothing was saved.")
+            cleaned_ops.append({k: v for k, v in op.items() if k != "quote"})
+        cleaned["operations"] = cleaned_ops
+    elif user and _needs_quote(arguments.get("action")):
+        problem = book.problem(arguments.get("quote"), arguments.get("content"))
+        if problem:
+            return _refuse("quote", f"{problem} Nothing was saved.")
+    return Verdict(True, arguments=cleaned)
+
+
+def judge(name: str, arguments: str, offered: Collection[str], book: QuoteBook) -> Verdict:
+    """May the review run tool ``name`` with ``arguments`` (JSON text)? ``offered`` are the
+    tools this review was given."""
+    if name not in REVIEW_TOOLS:
+        allowed = ", ".join(sorted(offered)) or "none"
+        return _refuse(
+            "forbidden",
+            f"tool {name[:80]!r} is not available to background review (only {allowed}); "
+            "it was not run.",
+        )
+    if name not in offered:
+        return _refuse("not_offered", f"tool {name!r} is not part of this review; not run.")
+    parsed = _parse(arguments)
+    if isinstance(parsed, str):
+        return _refuse("bad_arguments", parsed)
+    if name == "memory":
+        return _memory(parsed, book)
+    return Verdict(True, arguments=parsed)
