@@ -26,7 +26,10 @@ class SessionEvent:
     Kinds: the compressor's (``compression_started``, ``compression_finished``,
     ``compression_failed``, ``compression_blocked``, ``status``), the memory manager's
     (``recall_blocked``, ``provider_timeout``, ``provider_skipped``, ``provider_error``,
-    ``tool_dropped``, ``sync_abandoned``), and the session's own: ``compaction_committed``,
+    ``tool_dropped``, ``sync_abandoned``), the background review's (``review_started``,
+    ``review_action``, ``review_refused``, ``review_finished``, ``review_failed``,
+    ``review_skipped``, ``review_abandoned``: docs/review.md), the @-references'
+    (``reference_warning``), and the session's own: ``compaction_committed``,
     ``session_switched`` (a child session continues), ``transcript_replaced`` (the host
     rewrote its history), ``overflow`` (the provider said the prompt was too long),
     ``images_stripped``, ``store_error``.

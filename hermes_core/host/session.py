@@ -32,6 +32,7 @@ from hermes_core.host.compaction import CompactionSteps, joined
 from hermes_core.host.events import EventListener, emit
 from hermes_core.host.resume import open_record
 from hermes_core.host.session_memory import SessionMemory, last_turn
+from hermes_core.host.session_review import SessionReview, counted
 from hermes_core.host.session_state import (
     SessionState,
     check_id,
@@ -107,6 +108,9 @@ class Session(CompactionSteps, AsyncTwins):
         self._base: str | None = None
         self._hydrate(record)
         self.memory.start(self.info)
+        self.review = SessionReview(
+            host, self.info, enabled=not self.skip_memory, emit=self._review_event
+        )
 
     # --- opening and resuming ----------------------------------------------------------------
 
@@ -197,6 +201,7 @@ class Session(CompactionSteps, AsyncTwins):
             if turn is not None and turn.assistant.strip() and turn.turn_index > self.state.synced:
                 self.memory.sync(self.info, turn)
                 self.state.synced = turn.turn_index
+            self.state.review = self.review.start_due(self.state.review, self.messages)
             self._save_state()
 
     def on_overflow(self, status: int, message: str) -> None:
@@ -234,6 +239,7 @@ class Session(CompactionSteps, AsyncTwins):
                 return
             self._closed = True
             try:
+                self.state.review = self.review.close(self.state.review, self.messages)
                 self.memory.end(self.info)
                 self._save_state()
                 if self.store is not None:
@@ -288,6 +294,7 @@ class Session(CompactionSteps, AsyncTwins):
             if is_real_user_message(message):
                 state.user_turns += 1
                 state.last_user = message_text(message)
+        state.review = counted(self.settings, self.state.review, originals)
         seqs: list[int | None] = [None] * len(forms)
         if self.store is not None:
             api = [api_content_of(o, f) for o, f in zip(originals, forms, strict=True)]
@@ -340,6 +347,9 @@ class Session(CompactionSteps, AsyncTwins):
 
     def _compression_event(self, event: CompressionEvent) -> None:
         emit(self._listener, event.kind, self.session_id, event.data)
+
+    def _review_event(self, kind: str, data: dict[str, Any]) -> None:
+        emit(self._listener, kind, self.session_id, data)
 
     def _memory_event(self, event: MemoryEvent) -> None:
         emit(self._listener, event.kind, self.session_id, event.data)

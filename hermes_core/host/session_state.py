@@ -42,6 +42,7 @@ class SessionState:
     overflowed: bool = False
     model: str | None = None  # set by set_model(): kept across a restart
     synced: int = 0  # the newest user turn handed to the providers (each turn once)
+    review: Mapping[str, Any] = field(default_factory=dict)  # background review counts
 
     def to_record(self) -> dict[str, Any]:
         return {
@@ -55,6 +56,7 @@ class SessionState:
             "overflowed": self.overflowed,
             "model": self.model,
             "synced": self.synced,
+            "review": dict(self.review),
         }
 
     @classmethod
@@ -68,6 +70,7 @@ class SessionState:
         length = record.get("context_length")
         model = record.get("model")
         synced = record.get("synced")
+        review = record.get("review")
         return cls(
             compressor=compressor if isinstance(compressor, Mapping) else {},
             host_mark=Mark.from_json(record.get("host_mark")),
@@ -78,6 +81,7 @@ class SessionState:
             overflowed=record.get("overflowed") is True,
             model=model if isinstance(model, str) and model else None,
             synced=synced if isinstance(synced, int) and synced >= 0 else 0,
+            review=review if isinstance(review, Mapping) else {},
         )
 
 

@@ -33,6 +33,8 @@ def config(llm: FakeLLM, **compression: Any) -> dict[str, Any]:
         "model": {"context_length": 8_000, "name": "gpt-4o"},
         "auxiliary": {"compression": {"base_url": llm.base_url, "model": "aux"}},
         "compression": compression,
+        # the background review uses the same endpoint; these tests count summary calls
+        "memory": {"nudge_interval": 0, "flush_min_turns": 0},
     }
 
 

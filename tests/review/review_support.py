@@ -1,5 +1,5 @@
-"""Helpers for the review tests: completions that carry tool calls, built with the shared fake's
-public ``raw()`` step, and a real file memory in a temporary home."""
+"""Helpers for the review tests: completions that carry tool calls (the shared fake's
+``call()`` and ``tool_calls()``), and a real file memory in a temporary home."""
 
 from __future__ import annotations
 
@@ -8,35 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fake_openai import Step, raw
+from fake_openai import call, tool_calls  # noqa: F401 - re-exported for the review tests
 
 from hermes_core.memory.approval import MemoryWriter, PendingWrites
 from hermes_core.memory.store import MemoryStore
 from hermes_core.memory.tool import MEMORY_TOOL_SCHEMA, MemoryTool
-
-
-def call(name: str, arguments: dict[str, Any] | str, call_id: str = "c1") -> dict[str, Any]:
-    """One OpenAI tool call as a server sends it (arguments as JSON text)."""
-    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": text}}
-
-
-def tool_calls(*calls: Any, content: Any = None, finish_reason: str = "tool_calls") -> Step:
-    """A completion whose message asks for ``calls`` (any shape: malformed ones too)."""
-    payload = {
-        "id": "chatcmpl-fake",
-        "object": "chat.completion",
-        "model": "fake-model",
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": content, "tool_calls": list(calls)},
-                "finish_reason": finish_reason,
-            }
-        ],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-    }
-    return raw(json.dumps(payload))
 
 
 @dataclass

@@ -87,6 +87,30 @@ def raw(
     return Step("raw", status=status, body=data, content_type=content_type, delay=delay)
 
 
+def call(name: str, arguments: dict[str, Any] | str, call_id: str = "c1") -> dict[str, Any]:
+    """One OpenAI tool call as a server sends it (arguments as JSON text)."""
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": text}}
+
+
+def tool_calls(*calls: Any, content: Any = None, finish_reason: str = "tool_calls") -> Step:
+    """A completion whose message asks for ``calls`` (any shape: malformed ones too)."""
+    payload = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "model": "fake-model",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content, "tool_calls": list(calls)},
+                "finish_reason": finish_reason,
+            }
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+    return raw(json.dumps(payload))
+
+
 def http_error(status: int, message: str | None = None) -> Step:
     """An HTTP error with an OpenAI-style error body."""
     text = message or f"fake error {status}"
