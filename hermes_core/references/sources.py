@@ -1,0 +1,167 @@
+"""What ``@file:`` and ``@folder:`` attach: a file's text (or some of its lines) and a
+bounded listing of a folder (names and sizes, never contents).
+
+Both read only through :func:`~hermes_core.references.paths.open_inside`, after the guard.
+A file is read up to :data:`MAX_FILE_BYTES` (a line range may reach further into a larger
+file, scanning at most :data:`MAX_SCAN_BYTES`); a NUL byte in the first 8 KiB marks it binary
+and refuses it. A listing never follows a link, never descends into a sensitive folder or a
+tool cache (``.git``, ``node_modules``, ...), and leaves sensitive names out altogether.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Final
+
+from hermes_core.references.paths import Resolved, open_inside
+from hermes_core.references.refusal import Refused
+from hermes_core.references.sensitive import sensitive_reason
+
+__all__ = ["MAX_FILE_BYTES", "MAX_LISTING", "folder_listing", "read_file_text"]
+
+#: A whole file larger than this is refused (name a line range instead).
+MAX_FILE_BYTES: Final = 4 * 1024 * 1024
+#: A line range reads at most this far into a file.
+MAX_SCAN_BYTES: Final = 64 * 1024 * 1024
+#: A folder listing names at most this many entries, at most this deep.
+MAX_LISTING: Final = 200
+MAX_DEPTH: Final = 4
+_SNIFF: Final = 8192
+_CHUNK: Final = 1 << 16
+_SKIPPED: Final = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        "venv",
+        ".tox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".cache",
+        "dist",
+        "build",
+        ".idea",
+        ".vscode",
+    }
+)
+
+
+def _binary(head: bytes, shown: str) -> None:
+    if b"\x00" in head[:_SNIFF]:
+        raise Refused(
+            f"{shown} is a binary file and is not attached as text; name a text file, or "
+            "describe what you need from it"
+        )
+
+
+def _whole(fd: int, shown: str) -> bytes:
+    size = os.fstat(fd).st_size
+    if size > MAX_FILE_BYTES:
+        raise Refused(
+            f"{shown} is {size:,} bytes, over the {MAX_FILE_BYTES // (1024 * 1024)} MiB a "
+            f"whole file may have; name the lines you need, as in @file:{shown}:1-200"
+        )
+    with os.fdopen(os.dup(fd), "rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:  # it grew while being read
+        raise Refused(f"{shown} grew over {MAX_FILE_BYTES:,} bytes while it was read")
+    return data
+
+
+def _lines(fd: int, first: int, last: int, shown: str) -> tuple[bytes, int]:
+    """Lines ``first``..``last`` (1-based) and the number of lines seen, reading no further
+    than needed (and at most :data:`MAX_SCAN_BYTES`)."""
+    kept: list[bytes] = []
+    number = 0
+    scanned = 0
+    with os.fdopen(os.dup(fd), "rb") as handle:
+        for line in handle:
+            number += 1
+            scanned += len(line)
+            if number == 1:
+                _binary(line, shown)
+            if number >= first:
+                kept.append(line)
+            if number >= last:
+                break
+            if scanned > MAX_SCAN_BYTES:
+                raise Refused(
+                    f"{shown}: line {last} lies more than {MAX_SCAN_BYTES // (1024 * 1024)} "
+                    "MiB into the file; name an earlier range"
+                )
+    return b"".join(kept), number
+
+
+def read_file_text(resolved: Resolved, line_range: tuple[int, int] | None) -> str:
+    """The text of a checked file (or of its lines ``line_range``), decoded as UTF-8 (an
+    invalid byte becomes U+FFFD); raises :class:`Refused` for a binary or oversized file,
+    or a range past the end."""
+    fd = open_inside(resolved)
+    try:
+        if line_range is None:
+            data = _whole(fd, resolved.shown)
+            _binary(data, resolved.shown)
+        else:
+            data, seen = _lines(fd, *line_range, resolved.shown)
+            if seen < line_range[0]:
+                raise Refused(
+                    f"{resolved.shown} has {seen} lines, so lines {line_range[0]}-"
+                    f"{line_range[1]} are past its end: name a range within 1-{seen}"
+                )
+    finally:
+        os.close(fd)
+    return data.decode("utf-8", "replace")
+
+
+def _entry_line(entry: os.DirEntry[str], depth: int) -> tuple[str, bool]:
+    """The listing line of one entry, and whether to descend into it."""
+    indent = "  " * depth
+    info = entry.stat(follow_symlinks=False)
+    if stat.S_ISLNK(info.st_mode):
+        return f"{indent}{entry.name} (symbolic link, not followed)", False
+    if stat.S_ISDIR(info.st_mode):
+        return f"{indent}{entry.name}/", entry.name not in _SKIPPED
+    return f"{indent}{entry.name} ({info.st_size:,} bytes)", False
+
+
+def _walk(folder: Path, depth: int, lines: list[str], homes: tuple[Path, Path, Path | None]) -> int:
+    """Append the entries of ``folder`` (depth-first, folders first); returns how many were
+    left out because the listing was full."""
+    try:
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=lambda e: (not e.is_dir(follow_symlinks=False), e.name))
+    except OSError as exc:
+        lines.append(f"{'  ' * depth}(could not list: {exc.strerror or exc})")
+        return 0
+    left_out = 0
+    for entry in entries:
+        path = Path(entry.path)
+        if sensitive_reason(path, workspace=homes[0], user_home=homes[1], hermes_home=homes[2]):
+            continue
+        if len(lines) > MAX_LISTING:
+            left_out += 1
+            continue
+        line, descend = _entry_line(entry, depth)
+        lines.append(line)
+        if descend and depth < MAX_DEPTH:
+            left_out += _walk(path, depth + 1, lines, homes)
+    return left_out
+
+
+def folder_listing(
+    resolved: Resolved, *, user_home: Path, hermes_home: Path | None = None
+) -> tuple[str, int]:
+    """A tree of a checked folder: ``(text, entries left out because of the bound)``.
+    Sensitive entries are left out without a trace, and never descended into."""
+    os.close(open_inside(resolved, directory=True))  # still the checked, link-free folder
+    lines = [f"{resolved.shown.rstrip('/') or '.'}/"]
+    left_out = _walk(resolved.real, 1, lines, (resolved.root, user_home, hermes_home))
+    if left_out:
+        lines.append(f"... and {left_out} more entries (name a subfolder to see them)")
+    return "\n".join(lines), left_out
