@@ -32,6 +32,7 @@ from hermes_core.host.compaction import CompactionSteps, joined
 from hermes_core.host.events import EventListener, emit
 from hermes_core.host.resume import open_record
 from hermes_core.host.session_memory import SessionMemory, last_turn
+from hermes_core.host.session_references import with_references
 from hermes_core.host.session_review import SessionReview, counted
 from hermes_core.host.session_state import (
     SessionState,
@@ -286,7 +287,7 @@ class Session(CompactionSteps, AsyncTwins):
         forms = list(originals)
         last = forms[-1]
         if with_recall and is_real_user_message(last):
-            forms[-1] = self.memory.api_copy(self.info, last)
+            forms[-1] = self.memory.api_copy(self.info, self._attach(last))
         # the state that knows about the new rows goes with them (one transaction): a failed
         # append changes nothing, so the host's retry hands the same messages in again
         state = replace(self.state, host_mark=mark_of(messages))
@@ -347,6 +348,20 @@ class Session(CompactionSteps, AsyncTwins):
 
     def _compression_event(self, event: CompressionEvent) -> None:
         emit(self._listener, event.kind, self.session_id, event.data)
+
+    def _attach(self, message: Message) -> Message:
+        """The user's message with its @-references attached; each warning is an event."""
+        attached, warnings = with_references(
+            message,
+            workspace=self.workspace,
+            context_length=self.compressor.context_length,
+            count_tokens=self.compressor.counter.count_text,
+            settings=self.settings.references,
+            hermes_home=self.host.home,
+        )
+        for warning in warnings:
+            emit(self._listener, "reference_warning", self.session_id, {"warning": warning})
+        return attached
 
     def _review_event(self, kind: str, data: dict[str, Any]) -> None:
         emit(self._listener, kind, self.session_id, data)

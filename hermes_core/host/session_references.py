@@ -1,0 +1,55 @@
+"""A session's @-references: the API copy of a user's new message with its attachment.
+
+Why apart from :class:`~hermes_core.host.session.Session`: expanding is I/O on the user's
+behalf (files of the workspace, git, the web) under guards of its own
+(:mod:`hermes_core.references`); the session only decides where it applies: the newest real
+user message, once, in the copy sent to the model. The stored message keeps the user's words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from hermes_core.config.settings import ReferencesSettings
+from hermes_core.references import expand_references
+from hermes_core.transcript.messages import message_text
+
+__all__ = ["with_references"]
+
+Message = dict[str, Any]
+
+
+def with_references(
+    message: Message,
+    *,
+    workspace: Path | None,
+    context_length: int,
+    count_tokens: Callable[[str], int],
+    settings: ReferencesSettings,
+    hermes_home: Path | None,
+) -> tuple[Message, list[str]]:
+    """``message`` with the attachment of its references appended (text content as text, a
+    list of parts gets one more text part), and the warnings to show the user."""
+    if not settings.enabled:
+        return message, []
+    expansion = expand_references(
+        message_text(message),
+        workspace=workspace,
+        context_length=context_length,
+        count_tokens=count_tokens,
+        settings=settings,
+        hermes_home=hermes_home,
+    )
+    if not expansion.attached:
+        return message, expansion.warnings
+    out = dict(message)
+    content = message.get("content")
+    if isinstance(content, str):
+        out["content"] = expansion.apply(content)
+    elif isinstance(content, list):
+        out["content"] = [*content, {"type": "text", "text": expansion.attached.lstrip("\n")}]
+    else:
+        out["content"] = expansion.attached.lstrip("\n")
+    return out, expansion.warnings
