@@ -20,6 +20,7 @@ from hermes_core.cli import (
     memory_cmd,
     plugins_cmd,
     sessions_cmd,
+    skills_cmd,
     tokens_cmd,
     validate_cmd,
 )
@@ -38,6 +39,7 @@ COMMANDS = (
     validate_cmd,
     memory_cmd,
     sessions_cmd,
+    skills_cmd,
     plugins_cmd,
     config_cmd,
 )

@@ -1,0 +1,212 @@
+"""``hermes-context skills ...``: list and show the skills library, review staged writes.
+
+The library is the home's (``$HERMES_HOME/skills``), scanned with every loaded
+``scan_threat`` plugin. ``show`` prints a skill as it is on disk, for a person to read,
+even when it matches a threat pattern (the model is refused it; a warning names the
+patterns here); control characters and bidirectional overrides are printed as visible
+escapes (``\\x1b``), so nothing in a skill can hide text from the person reading it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import datetime
+import functools
+import json
+import sys
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, TextIO
+
+from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, CommandError, open_host, table
+from hermes_core.errors import HermesError
+from hermes_core.memory.entries import escape_controls
+from hermes_core.memory.matching import preview
+from hermes_core.skills.frontmatter import ParsedSkill
+from hermes_core.skills.library import SkillLibrary
+from hermes_core.skills.screening import findings
+from hermes_core.types import Finding
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _say(text: object, file: TextIO | None = None, **kwargs: Any) -> None:
+    """Print with every control character escaped (the only way this module prints)."""
+    print(escape_controls(str(text)), file=file or sys.stdout, **kwargs)
+
+
+def _err(text: object) -> None:
+    _say(text, sys.stderr)
+
+
+def _short(text: object, limit: int) -> str:
+    return preview(escape_controls(str(text)), limit)
+
+
+def _escaped_errors(handler: Handler) -> Handler:
+    @functools.wraps(handler)
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except CommandError as exc:
+            raise CommandError(escape_controls(str(exc)), exc.exit_code) from None
+        except HermesError as exc:
+            raise CommandError(escape_controls(str(exc))) from None
+
+    return run
+
+
+def register(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
+    parser = sub.add_parser(
+        "skills",
+        parents=[common],
+        help="list or show skills, review staged skill writes",
+        description="The skills library ($HERMES_HOME/skills).",
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", parents=[common], help="every skill, by path")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.set_defaults(handler=_escaped_errors(run_list))
+    show = actions.add_parser("show", parents=[common], help="print one skill's SKILL.md")
+    show.add_argument("name", metavar="NAME", help="the skill's name (or category/name)")
+    show.add_argument("--json", action="store_true", help="print JSON")
+    show.set_defaults(handler=_escaped_errors(run_show))
+    pending = actions.add_parser("pending", parents=[common], help="list staged skill writes")
+    pending.add_argument("--json", action="store_true", help="print JSON")
+    pending.set_defaults(handler=_escaped_errors(run_pending))
+    for name, verb in (("approve", "apply"), ("reject", "drop")):
+        review = actions.add_parser(name, parents=[common], help=f"{verb} staged skill writes")
+        review.add_argument("pending_id", metavar="ID|all", help="a pending id, or all")
+        review.set_defaults(handler=_escaped_errors(run_review), review=name)
+
+
+@contextlib.contextmanager
+def _library(args: argparse.Namespace) -> Iterator[SkillLibrary]:
+    from hermes_core.skills.home import open_library
+
+    with open_host(args) as host:
+
+        def strict(text: str) -> list[Finding]:
+            return host.plugins.scan_threat(text, "strict")
+
+        yield open_library(host.home, host.settings, scan=strict)
+
+
+def _json(value: object) -> None:
+    print(json.dumps(value, ensure_ascii=False, indent=1, default=_plain))
+
+
+def _plain(value: object) -> str:
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    raise TypeError(f"not JSON: {type(value).__name__}")
+
+
+def run_list(args: argparse.Namespace) -> int:
+    with _library(args) as library:
+        skills, problems = library.scan_all()
+    if args.json:
+        _json(
+            {
+                "skills": [s.to_dict() for s in skills],
+                "skipped": [{"path": p.path, "reason": p.reason} for p in problems],
+            }
+        )
+        return EXIT_OK
+    for problem in problems:
+        _err(f"hermes-context: skipped {problem.path}: {problem.reason}")
+    if not skills:
+        _err(f"no skills in {library.root}")
+        return EXIT_OK
+    rows = [(s.name, s.category or "-", _short(s.description, 70)) for s in skills]
+    _say(table(("name", "category", "description"), rows))
+    return EXIT_OK
+
+
+def run_show(args: argparse.Namespace) -> int:
+    with _library(args) as library:
+        try:
+            path, text, parsed = library.read(args.name)
+        except KeyError as exc:
+            message = str(exc.args[0] if exc.args else exc)
+            message = message.replace("Use action 'list'", "Run `hermes-context skills list`")
+            raise CommandError(message, EXIT_INPUT) from None
+        threats = [f.pattern_id for f in findings(library.scan, [text])]
+    if args.json:
+        result: dict[str, Any] = {"path": path, "content": text, "threats": threats}
+        if isinstance(parsed, ParsedSkill):
+            result |= {
+                **parsed.meta.to_dict(),
+                "path": path,
+                "front_matter": dict(parsed.front_matter),
+                "body": parsed.body,
+            }
+        else:
+            result["problem"] = parsed
+        _json(result)
+    else:
+        _say(f"# {library.root / path / 'SKILL.md'}")
+        _say(text.removeprefix("\ufeff").rstrip("\n"))
+    if not isinstance(parsed, ParsedSkill):
+        _err(f"hermes-context: warning: {path} is not a valid skill: {parsed}")
+    if threats:
+        _err(
+            f"hermes-context: warning: {path} matches threat pattern(s) {', '.join(threats)}; "
+            "the model is not shown it"
+        )
+    return EXIT_OK
+
+
+def run_pending(args: argparse.Namespace) -> int:
+    with _library(args) as library:
+        records, broken = library.pending.all()
+    if args.json:
+        _json({"pending": [dataclasses.asdict(r) for r in records], "unreadable": broken})
+        return EXIT_OK
+    for pending_id in broken:
+        _err(f"hermes-context: pending skill write {pending_id} cannot be read; reject it")
+    if not records:
+        _err("no pending skill writes")
+        return EXIT_OK
+    now = time.time()
+    rows = [(r.id, r.origin, _age(now - r.created), _short(r.summary(), 70)) for r in records]
+    _say(table(("id", "origin", "age", "what"), rows))
+    return EXIT_OK
+
+
+def _age(seconds: float) -> str:
+    if seconds < 120:
+        return f"{max(0, int(seconds))}s"
+    if seconds < 7200:
+        return f"{int(seconds // 60)}m"
+    return f"{int(seconds // 3600)}h"
+
+
+def run_review(args: argparse.Namespace) -> int:
+    with _library(args) as library:
+        if args.pending_id == "all":
+            ids = [r.id for r in library.pending.all()[0]]
+            if not ids:
+                _err("no pending skill writes")
+                return EXIT_OK
+        else:
+            ids = [args.pending_id]
+        code = EXIT_OK
+        for pending_id in ids:
+            try:
+                if args.review == "approve":
+                    result = library.approve(pending_id)
+                else:
+                    result = library.reject(pending_id)
+            except KeyError as exc:
+                raise CommandError(str(exc.args[0] if exc.args else exc)) from None
+            if result.get("success"):
+                _say(f"{pending_id}: {result.get('message', 'done')}")
+            else:
+                _err(f"hermes-context: {result.get('error')}")
+                code = EXIT_INPUT
+        return code

@@ -1,0 +1,388 @@
+"""The skills library of one home: list, view and index skills; every write validated,
+threat-scanned before it reaches the disk, approved (or staged, or refused), then applied
+atomically under the library's lock.
+
+Why this order: a refused write must leave nothing behind, not even for a moment (a reader
+in another process could load a poisoned SKILL.md between a write and its rollback, as a
+scan-after-write design allows). So the write is planned and its new text scanned first;
+under the lock it is planned again against the disk as it is then (another process may have
+changed it), scanned again if its text differs, and only then written (temp file + rename).
+Readers never lock and never see half a file.
+"""
+
+from __future__ import annotations
+
+import builtins
+import dataclasses
+import sys
+from pathlib import Path
+
+from hermes_core.skills.catalog import (
+    Location,
+    Problem,
+    linked_files,
+    locate,
+    locations,
+    read_skill,
+)
+from hermes_core.skills.changes import (
+    Change,
+    Result,
+    SkillRequest,
+    failure,
+    plan,
+    request_problem,
+)
+from hermes_core.skills.execute import execute
+from hermes_core.skills.files import SkillError, guarded, locked, read_bytes, real_root
+from hermes_core.skills.frontmatter import ParsedSkill, SkillMeta
+from hermes_core.skills.index import one_line, render_index
+from hermes_core.skills.layout import (
+    MAX_SKILL_CHARS,
+    MAX_SUPPORT_BYTES,
+    SKILL_FILE,
+    file_path_parts,
+)
+from hermes_core.skills.pending import (
+    APPROVAL_MODES,
+    ORIGINS,
+    PendingSkillWrites,
+    must_stage,
+)
+from hermes_core.skills.screening import Scan, blocked_message, default_scan, findings
+
+__all__ = ["SkillLibrary"]
+
+
+class SkillLibrary:
+    """The skills under ``root`` (normally ``$HERMES_HOME/skills``).
+
+    ``scan`` takes text and returns findings (default: the built-in strict scanner; the host
+    passes every plugin's). ``approval`` is ``skills.write_approval``: ``allow``, ``stage``
+    or ``block``; staged writes go to ``pending_dir`` (default: ``pending/skills`` next to
+    ``root``).
+    """
+
+    def __init__(
+        self,
+        root: str | Path,
+        *,
+        scan: Scan | None = None,
+        approval: str = "allow",
+        pending_dir: str | Path | None = None,
+    ) -> None:
+        if approval not in APPROVAL_MODES:
+            raise ValueError(
+                f"skills.write_approval must be allow, stage or block, got {approval!r}"
+            )
+        self.root = Path(root).expanduser()
+        self.scan: Scan = scan if scan is not None else default_scan()
+        self.approval = approval
+        pending = Path(pending_dir) if pending_dir is not None else None
+        self.pending = PendingSkillWrites(pending or self.root.parent / "pending" / "skills")
+
+    # --- reading ----------------------------------------------------------------------------
+
+    def real_root(self) -> Path:
+        return real_root(self.root)
+
+    def scan_all(self) -> tuple[builtins.list[SkillMeta], builtins.list[Problem]]:
+        """Every valid skill, sorted by path, and every skill left out with the reason."""
+        root = self.real_root()
+        found, problems = locations(root)
+        skills: builtins.list[SkillMeta] = []
+        for location in found:
+            parsed = read_skill(location)
+            if isinstance(parsed, str):
+                problems.append(Problem(location.relative, parsed))
+                continue
+            skills.append(
+                dataclasses.replace(parsed.meta, category=location.category, path=location.relative)
+            )
+        problems.sort(key=lambda p: p.path)
+        return skills, problems
+
+    def list(self) -> builtins.list[SkillMeta]:
+        """Every valid skill, sorted by path (see :meth:`scan_all` for the ones left out)."""
+        return self.scan_all()[0]
+
+    def read(self, name: str) -> tuple[str, str, ParsedSkill | str]:
+        """``(path, text, parsed or what is wrong)`` of one skill's SKILL.md, unscanned (for a
+        person at a terminal); KeyError when there is no such skill."""
+        root = self.real_root()
+        location = locate(root, name)
+        if isinstance(location, str):
+            raise KeyError(location)
+        text = self._read_text(location.skill_md, MAX_SKILL_CHARS * 4)
+        parsed = read_skill(location)
+        if isinstance(parsed, ParsedSkill):
+            meta = dataclasses.replace(
+                parsed.meta, category=location.category, path=location.relative
+            )
+            parsed = dataclasses.replace(parsed, meta=meta)
+        return location.relative, text, parsed
+
+    def view(self, name: str, file_path: str | None = None) -> Result:
+        """A skill's SKILL.md with its metadata and support files, or one support file; text
+        that matches a threat pattern is withheld."""
+        try:
+            root = self.real_root()
+            location = locate(root, name)
+            if isinstance(location, str):
+                reason = "not_found" if location.startswith("no skill") else "invalid"
+                return failure(reason, location)
+            if file_path not in (None, "", SKILL_FILE):
+                return self._view_file(root, location, file_path)
+            text = self._read_text(location.skill_md, MAX_SKILL_CHARS * 4)
+        except SkillError as exc:
+            return failure("unsafe_path", str(exc))
+        if refusal := self._withheld(text, location, SKILL_FILE):
+            return refusal
+        parsed = read_skill(location)
+        files = linked_files(location)
+        result: Result = {"success": True, "name": location.name, "category": location.category}
+        if isinstance(parsed, ParsedSkill):
+            meta = parsed.meta
+            result |= {
+                "description": meta.description,
+                "version": meta.version,
+                "tags": list(meta.tags),
+                "platforms": list(meta.platforms),
+            }
+        else:
+            result["problem"] = parsed
+        result |= {"path": location.relative, "content": text, "linked_files": files or None}
+        if files:
+            result["usage_hint"] = (
+                "Read a support file with action 'view', this name and file_path, e.g. "
+                f"{next(iter(files.values()))[0]!r}."
+            )
+        return result
+
+    def _view_file(self, root: Path, location: Location, file_path: str) -> Result:
+        parts = file_path_parts(file_path)
+        if isinstance(parts, str):
+            return failure("invalid", parts)
+        shown = "/".join(parts)
+        prefix = [location.category, location.name] if location.category else [location.name]
+        path = guarded(root, [*prefix, *parts])
+        data = read_bytes(path, MAX_SUPPORT_BYTES)
+        if data is None:
+            return failure(
+                "not_found",
+                f"{shown} does not exist in skill {location.relative!r}.",
+                available_files=linked_files(location) or None,
+            )
+        if len(data) > MAX_SUPPORT_BYTES:
+            return failure("too_large", f"{shown} is larger than 1 MiB; it is not shown.")
+        base = {"success": True, "name": location.name, "file": shown}
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            note = f"[binary file: {path.name}, {len(data):,} bytes]"
+            return base | {"content": note, "is_binary": True, "size": len(data)}
+        if refusal := self._withheld(text, location, shown):
+            return refusal
+        return base | {"content": text}
+
+    def _read_text(self, path: Path, limit: int) -> str:
+        data = read_bytes(path, limit)
+        if data is None:
+            raise SkillError(f"{path.name} is missing.")
+        if len(data) > limit:
+            raise SkillError(f"{path} is too large to show; trim it by hand.")
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise SkillError(f"{path} is not valid UTF-8 (byte {exc.start}).") from exc
+
+    def _withheld(self, text: str, location: Location, shown: str) -> Result | None:
+        """The refusal to show text that matches a threat pattern (a skill planted by hand
+        or installed from elsewhere would otherwise reach the context), or None."""
+        found = findings(self.scan, [text])
+        if not found:
+            return None
+        ids = list(dict.fromkeys(f.pattern_id for f in found))
+        return failure(
+            "threat",
+            f"{shown} of skill {location.relative!r} matches threat pattern(s) "
+            f"{', '.join(ids)}, so it is not shown. A person can read it with `hermes-context "
+            f"skills show {location.relative}`; fix it (edit, write_file) or remove it.",
+            patterns=ids,
+        )
+
+    def index(self, platform: str = sys.platform) -> str:
+        """The system-prompt block (see :func:`render_index`); "" when there are no skills
+        or the folder cannot be read. A host freezes it at session start."""
+        try:
+            skills = self.list()
+        except SkillError:
+            return ""
+        return render_index(skills, self.safe_description, platform)
+
+    def safe_description(self, skill: SkillMeta) -> str:
+        """The description on one line, shortened, or a note when it matches a threat
+        pattern (it would otherwise reach every system prompt)."""
+        found = findings(self.scan, [skill.description])
+        if found:
+            ids = ", ".join(dict.fromkeys(f.pattern_id for f in found))
+            return f"[description withheld: it matches threat pattern(s) {ids}]"
+        return one_line(skill.description)
+
+    # --- writing ----------------------------------------------------------------------------
+
+    def write(self, request: SkillRequest, origin: str = "assistant_tool") -> Result:
+        """Apply, stage or refuse one write; never raises for what the caller sent."""
+        if origin not in ORIGINS:
+            raise ValueError(f"origin must be one of {', '.join(ORIGINS)}, got {origin!r}")
+        if self.approval == "block":
+            return failure(
+                "read_only",
+                "Skills are read-only here (skills.write_approval: block); nothing was saved. "
+                "Go on without saving the skill.",
+            )
+        if problem := request_problem(request):
+            return failure("invalid", problem)
+        try:
+            change = plan(self.real_root(), request)
+        except SkillError as exc:
+            return failure("unsafe_path", str(exc))
+        if isinstance(change, dict):
+            return change
+        if refusal := self._screen(change.texts):
+            return refusal
+        if must_stage(self.approval, origin, request.action, new_file=change.new_file):
+            return self._stage(request, change, origin)
+        return self._apply(request, change.texts, origin=origin)
+
+    def create(
+        self,
+        name: str,
+        content: str,
+        category: str | None = None,
+        *,
+        origin: str = "assistant_tool",
+    ) -> Result:
+        return self.write(SkillRequest("create", name, content=content, category=category), origin)
+
+    def edit(self, name: str, content: str, *, origin: str = "assistant_tool") -> Result:
+        return self.write(SkillRequest("edit", name, content=content), origin)
+
+    def patch(
+        self,
+        name: str,
+        old_string: str,
+        new_string: str,
+        file_path: str | None = None,
+        *,
+        origin: str = "assistant_tool",
+    ) -> Result:
+        request = SkillRequest(
+            "patch", name, file_path=file_path, old_string=old_string, new_string=new_string
+        )
+        return self.write(request, origin)
+
+    def write_file(
+        self, name: str, file_path: str, file_content: str, *, origin: str = "assistant_tool"
+    ) -> Result:
+        request = SkillRequest("write_file", name, file_path=file_path, file_content=file_content)
+        return self.write(request, origin)
+
+    def remove_file(self, name: str, file_path: str, *, origin: str = "assistant_tool") -> Result:
+        return self.write(SkillRequest("remove_file", name, file_path=file_path), origin)
+
+    def delete(self, name: str, *, origin: str = "assistant_tool") -> Result:
+        return self.write(SkillRequest("delete", name), origin)
+
+    def _screen(self, texts: builtins.list[str]) -> Result | None:
+        found = findings(self.scan, texts)
+        if not found:
+            return None
+        ids = list(dict.fromkeys(f.pattern_id for f in found))
+        return failure("threat", blocked_message(ids), patterns=ids)
+
+    def _apply(
+        self,
+        request: SkillRequest,
+        screened: builtins.list[str],
+        *,
+        origin: str = "cli",
+        expected_base: str | None = None,
+        exact: bool = False,
+    ) -> Result:
+        """Plan again under the lock, scan again if the text differs, then write (or stage,
+        when the file a background review would add has appeared meanwhile)."""
+        try:
+            root = self.real_root()
+            with locked(root):
+                change = plan(root, request)
+                if isinstance(change, dict):
+                    return change
+                if exact and change.base != expected_base:
+                    return failure(
+                        "changed",
+                        "the skill changed after this write was staged; reject it and stage "
+                        "a new one against the current text.",
+                    )
+                if change.texts != screened and (refusal := self._screen(change.texts)):
+                    return refusal
+                if not exact and must_stage(
+                    self.approval, origin, request.action, new_file=change.new_file
+                ):
+                    return self._stage(request, change, origin)
+                execute(root, change)
+                return change.result
+        except SkillError as exc:
+            return failure("unsafe_path", str(exc))
+        except OSError as exc:
+            return failure(
+                "io", f"could not write the skill: {exc.strerror or exc}. Nothing was changed."
+            )
+
+    # --- approval ---------------------------------------------------------------------------
+
+    def _stage(self, request: SkillRequest, change: Change, origin: str) -> Result:
+        record = self.pending.new_record(request, origin, change.base, change.result.get("path"))
+        try:
+            self.pending.add(record)
+        except OSError as exc:
+            return failure("io", f"could not stage the write: {exc.strerror or exc}.")
+        proposal = self.approval != "stage"
+        why = (
+            "background review proposes changes for a person to approve"
+            if proposal
+            else "skills.write_approval: stage"
+        )
+        return {
+            "success": True,
+            "done": True,
+            "staged": True,
+            "pending_id": record.id,
+            "message": f"Staged for review by a person ({why}); the skill is not changed yet.",
+        }
+
+    def approve(self, pending_id: str) -> Result:
+        """Apply a staged write (validated and scanned again) if the file it was judged
+        against is unchanged; the record is removed once applied. KeyError when it is
+        missing or unreadable."""
+        record = self.pending.get(pending_id)
+        request = record.request()
+        if problem := request_problem(request):
+            return failure("invalid", f"pending skill write {pending_id}: {problem}")
+        result = self._apply(request, [], expected_base=record.base, exact=True)
+        if result.get("success"):
+            self.pending.delete(record.id)
+            result["message"] = f"Pending skill write {record.id} applied: {result['message']}"
+        else:
+            result["error"] = f"pending skill write {record.id}: {result['error']}"
+        return result
+
+    def reject(self, pending_id: str) -> Result:
+        """Drop a staged write unapplied; KeyError when there is none."""
+        if not self.pending.delete(pending_id):
+            raise KeyError(f"no pending skill write {pending_id} (see `skills pending`)")
+        return {
+            "success": True,
+            "done": True,
+            "message": f"Pending skill write {pending_id} rejected.",
+        }

@@ -1,0 +1,190 @@
+"""Staged skill writes: ``skills.write_approval`` and background review's proposals.
+
+Why, as for memory: a skill is read into later sessions, so an operator may want to read
+what an agent saves before it lands (``stage``), or forbid writes (``block``). Background
+review may add (create a skill, add a new support file) on its own, but what it would
+change or delete is always a proposal for a person. A record keeps the write as asked plus
+the digest of the file it was judged against; approving it re-validates and re-scans it and
+refuses when that file changed meanwhile.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Final
+
+from hermes_core.memory.files import atomic_write
+from hermes_core.skills.changes import WRITE_ACTIONS, SkillRequest
+from hermes_core.skills.files import SkillError, read_bytes
+
+__all__ = ["APPROVAL_MODES", "ORIGINS", "PendingSkillWrite", "PendingSkillWrites", "must_stage"]
+
+APPROVAL_MODES: Final = ("allow", "stage", "block")
+ORIGINS: Final = ("assistant_tool", "background_review", "cli")
+_ID: Final = re.compile(r"[0-9a-f]{8}")
+_MAX_RECORD_BYTES: Final = 8 * 1024 * 1024
+_TEXTS: Final = (
+    "category",
+    "file_path",
+    "content",
+    "file_content",
+    "old_string",
+    "new_string",
+    "base",
+    "path",
+)
+
+
+def must_stage(mode: str, origin: str, action: str, *, new_file: bool) -> bool:
+    """Whether a write that would succeed is staged instead of applied: every write under
+    ``stage``; under ``allow``, background review's writes except a new skill or a new
+    support file."""
+    if mode == "stage":
+        return True
+    if origin == "background_review":
+        return not (action == "create" or (action == "write_file" and new_file))
+    return False
+
+
+@dataclass
+class PendingSkillWrite:
+    """One staged write, as stored in ``pending/skills/<id>.json``."""
+
+    id: str
+    action: str
+    name: str
+    origin: str
+    created: float
+    category: str | None = None
+    file_path: str | None = None
+    content: str | None = None
+    file_content: str | None = None
+    old_string: str | None = None
+    new_string: str | None = None
+    base: str | None = None  # digest of the file judged when staged (None: a new file)
+    path: str | None = None  # the skill's folder relative to the skills root, for display
+
+    def request(self) -> SkillRequest:
+        return SkillRequest(
+            self.action,
+            self.name,
+            content=self.content,
+            category=self.category,
+            file_path=self.file_path,
+            file_content=self.file_content,
+            old_string=self.old_string,
+            new_string=self.new_string,
+        )
+
+    def summary(self) -> str:
+        """A short description of what it would do (for ``skills pending``)."""
+        target = self.file_path or ("SKILL.md" if self.action in ("edit", "patch") else "")
+        where = self.path or (f"{self.category}/{self.name}" if self.category else self.name)
+        return f"{self.action} {where}" + (f" {target}" if target else "")
+
+
+def _problem(record: PendingSkillWrite, pending_id: str) -> str | None:
+    if record.id != pending_id:
+        return "its id does not match its file name"
+    if record.action not in WRITE_ACTIONS or record.origin not in ORIGINS:
+        return "unknown action or origin"
+    if not isinstance(record.name, str) or not record.name:
+        return "its skill name is not a string"
+    if not isinstance(record.created, (int, float)) or isinstance(record.created, bool):
+        return "its time is not a number"
+    if not all(getattr(record, f) is None or isinstance(getattr(record, f), str) for f in _TEXTS):
+        return "a text field is not a string"
+    return None
+
+
+class PendingSkillWrites:
+    """The staged skill writes of one home (``$HERMES_HOME/pending/skills``)."""
+
+    def __init__(self, directory: str | Path, clock: Callable[[], float] = time.time) -> None:
+        self.directory = Path(directory)
+        self.clock = clock
+
+    def path(self, pending_id: str) -> Path:
+        if not isinstance(pending_id, str) or not _ID.fullmatch(pending_id):
+            raise KeyError(
+                f"{pending_id!r} is not a pending id (8 hex digits, see `skills pending`)"
+            )
+        return self.directory / f"{pending_id}.json"
+
+    def new_id(self) -> str:
+        while True:
+            candidate = secrets.token_hex(4)
+            if not self.path(candidate).exists():
+                return candidate
+
+    def new_record(
+        self, request: SkillRequest, origin: str, base: str | None, path: str | None
+    ) -> PendingSkillWrite:
+        """A record of ``request`` (not saved yet) judged against the file with ``base``."""
+        return PendingSkillWrite(
+            id=self.new_id(),
+            action=request.action,
+            name=request.name,
+            origin=origin,
+            created=self.clock(),
+            category=request.category,
+            file_path=request.file_path,
+            content=request.content,
+            file_content=request.file_content,
+            old_string=request.old_string,
+            new_string=request.new_string,
+            base=base,
+            path=path,
+        )
+
+    def add(self, record: PendingSkillWrite) -> None:
+        atomic_write(self.path(record.id), json.dumps(asdict(record), ensure_ascii=False))
+
+    def get(self, pending_id: str) -> PendingSkillWrite:
+        """The record; KeyError (saying what to do) when it is missing or unreadable."""
+        path = self.path(pending_id)
+        try:
+            data = read_bytes(path, _MAX_RECORD_BYTES)
+            if data is None:
+                raise KeyError(f"no pending skill write {pending_id} (see `skills pending`)")
+            if len(data) > _MAX_RECORD_BYTES:
+                raise ValueError("it is too large")
+            raw = json.loads(data.decode("utf-8"))
+            if not isinstance(raw, dict) or set(raw) - {f.name for f in fields(PendingSkillWrite)}:
+                raise ValueError("unexpected fields")
+            record = PendingSkillWrite(**raw)
+            if problem := _problem(record, pending_id):
+                raise ValueError(problem)
+            return record
+        except (SkillError, ValueError, TypeError, RecursionError) as exc:
+            raise KeyError(
+                f"pending skill write {pending_id} cannot be read ({exc}); reject it"
+            ) from exc
+
+    def all(self) -> tuple[list[PendingSkillWrite], list[str]]:
+        """Every readable record, oldest first, and the ids of unreadable ones."""
+        records: list[PendingSkillWrite] = []
+        broken: list[str] = []
+        if not self.directory.is_dir():
+            return records, broken
+        for path in sorted(self.directory.glob("*.json")):
+            if not _ID.fullmatch(path.stem):
+                continue
+            try:
+                records.append(self.get(path.stem))
+            except KeyError:
+                broken.append(path.stem)
+        records.sort(key=lambda r: (r.created, r.id))
+        return records, broken
+
+    def delete(self, pending_id: str) -> bool:
+        path = self.path(pending_id)
+        existed = path.exists()
+        path.unlink(missing_ok=True)
+        return existed
