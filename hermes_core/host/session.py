@@ -34,6 +34,7 @@ from hermes_core.host.resume import open_record
 from hermes_core.host.session_memory import SessionMemory, last_turn
 from hermes_core.host.session_references import with_references
 from hermes_core.host.session_review import SessionReview, counted
+from hermes_core.host.session_skills import SKILL_TOOL, SessionSkills
 from hermes_core.host.session_state import (
     SessionState,
     check_id,
@@ -109,8 +110,15 @@ class Session(CompactionSteps, AsyncTwins):
         self._base: str | None = None
         self._hydrate(record)
         self.memory.start(self.info)
+        self.skills = SessionSkills(
+            host, allowed=not self.skip_memory or SKILL_TOOL in self.toolsets
+        )
         self.review = SessionReview(
-            host, self.info, enabled=not self.skip_memory, emit=self._review_event
+            host,
+            self.info,
+            enabled=not self.skip_memory,
+            emit=self._review_event,
+            skill_tool=self.skills.for_review(),
         )
 
     # --- opening and resuming ----------------------------------------------------------------
@@ -154,15 +162,17 @@ class Session(CompactionSteps, AsyncTwins):
             return self._system_prompt
 
     def tools(self) -> list[dict[str, Any]]:
-        """OpenAI tool schemas: memory and provider tools, ``session_search``."""
+        """OpenAI tool schemas: memory and provider tools, ``session_search``, ``skill_manage``."""
         with self._lock:
             self._check_open()
-            return self.memory.tools(self.info, self.store)
+            return [*self.memory.tools(self.info, self.store), *self.skills.tools()]
 
     def handle_tool_call(self, name: str, arguments: Mapping[str, Any] | str) -> str:
         """Run one of :meth:`tools`; always JSON text, errors included (the model reads it)."""
         with self._lock:
             self._check_open()
+            if name == SKILL_TOOL:
+                return self.skills.handle(arguments)
             return self.memory.handle(self.info, self.store, name, arguments)
 
     def prepare(self, messages: Sequence[Mapping[str, Any]]) -> list[Message]:
@@ -338,7 +348,8 @@ class Session(CompactionSteps, AsyncTwins):
         emit(self._listener, "transcript_replaced", self.session_id, {"messages": len(forms)})
 
     def _compose_blocks(self) -> str:
-        return self.memory.system_blocks(self.info)
+        blocks = [self.memory.system_blocks(self.info), self.skills.system_block()]
+        return "\n\n".join(block for block in blocks if block)
 
     # --- plumbing --------------------------------------------------------------------------------
 

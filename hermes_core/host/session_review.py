@@ -15,12 +15,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from hermes_core.compression.summarizer import LLMSummarizer
+from hermes_core.host.session_skills import strict_scanner
 from hermes_core.llm import ChatClient
 from hermes_core.memory.home import open_writer
 from hermes_core.memory.tool import MEMORY_TOOL_SCHEMA, MemoryTool
 from hermes_core.review import BackgroundReview, ReviewCounters, tool_iterations, tools_used
 from hermes_core.transcript.messages import is_real_user_message
-from hermes_core.types import Finding, SessionInfo
+from hermes_core.types import SessionInfo
 
 if TYPE_CHECKING:
     from hermes_core.host.hermes import Hermes
@@ -76,7 +77,8 @@ class SessionReview:
         tool: MemoryTool | None = None
         if memory.memory_enabled or memory.user_profile_enabled:
             home = info.home or host.home
-            writer = open_writer(home, self.settings, user_id=info.user_id, scanner=_strict(host))
+            scan = strict_scanner(host)
+            writer = open_writer(home, self.settings, user_id=info.user_id, scanner=scan)
             tool = MemoryTool(writer, origin="background_review")
             handlers["memory"], schemas = tool.handle, [MEMORY_TOOL_SCHEMA]
         if skill_tool is not None:
@@ -114,10 +116,3 @@ class SessionReview:
         else:
             self.runner.stop()
         return counters.to_dict()
-
-
-def _strict(host: Hermes) -> Callable[[str], list[Finding]]:
-    def scan(text: str) -> list[Finding]:
-        return list(host.plugins.scan_threat(text, "strict"))
-
-    return scan

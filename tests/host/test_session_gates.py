@@ -59,6 +59,8 @@ def test_the_double_gate_opens_only_what_the_host_names(tmp_path: Path) -> None:
             assert plugin.queries == []  # still no recall: the provider stays out
             searching = host.session("b2", skip_memory=True, toolsets={"session_search"})
             assert tool_names(searching) == ["session_search"]
+            skilled = host.session("b3", skip_memory=True, toolsets={"skill_manage"})
+            assert tool_names(skilled) == ["skill_manage"]  # the same double gate
 
 
 def test_without_skip_memory_the_provider_takes_part(tmp_path: Path) -> None:
@@ -66,7 +68,12 @@ def test_without_skip_memory_the_provider_takes_part(tmp_path: Path) -> None:
         plugin = RecallPlugin()
         with registered(host, plugin, "recall"):
             session = host.session("s1")
-            assert sorted(tool_names(session)) == ["memory", "recall_tool", "session_search"]
+            assert sorted(tool_names(session)) == [
+                "memory",
+                "recall_tool",
+                "session_search",
+                "skill_manage",
+            ]
             assert plugin.started == ["s1"]
 
 
