@@ -14,53 +14,24 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
-from typing import Any, TextIO
+from collections.abc import Iterator
+from typing import Any
 
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError, open_host, table
-from hermes_core.errors import HermesError
+from hermes_core.cli.escaped import err as _err
+from hermes_core.cli.escaped import escaped_errors as _escaped_errors
+from hermes_core.cli.escaped import say as _say
+from hermes_core.cli.escaped import short as _short
+from hermes_core.cli.staged import review_staged
 from hermes_core.memory.approval import MemoryWriter, WriteRequest
-from hermes_core.memory.entries import TARGET_FILES, escape_controls
-from hermes_core.memory.matching import preview
+from hermes_core.memory.entries import TARGET_FILES
 from hermes_core.memory.store import MemoryStore
 from hermes_core.types import Finding
 
 TARGETS = ("memory", "user")
-Handler = Callable[[argparse.Namespace], int]
-
-
-def _say(text: object, file: TextIO | None = None, **kwargs: Any) -> None:
-    """Print with every control character escaped (the only way this module prints)."""
-    print(escape_controls(str(text)), file=file or sys.stdout, **kwargs)
-
-
-def _err(text: object, **kwargs: Any) -> None:
-    _say(text, sys.stderr, **kwargs)
-
-
-def _short(text: object, limit: int) -> str:
-    """A one-line preview, escaped before it is cut (so the cut can never split a control
-    sequence and leave half of it live)."""
-    return preview(escape_controls(str(text)), limit)
-
-
-def _escaped_errors(handler: Handler) -> Handler:
-    """Errors raised by a handler reach the terminal escaped too."""
-
-    @functools.wraps(handler)
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return handler(args)
-        except CommandError as exc:
-            raise CommandError(escape_controls(str(exc)), exc.exit_code) from None
-        except HermesError as exc:
-            raise CommandError(escape_controls(str(exc))) from None
-
-    return run
 
 
 def register(
@@ -230,34 +201,7 @@ def _age(seconds: float) -> str:
 
 def run_review(args: argparse.Namespace) -> int:
     with _writer(args) as writer:
-        return _review(args, writer)
-
-
-def _review(args: argparse.Namespace, writer: MemoryWriter) -> int:
-    if args.pending_id == "all":
-        ids = [r.id for r in writer.pending.all()[0]]
-        if not ids:
-            _err("no pending memory writes")
-            return EXIT_OK
-    else:
-        ids = [args.pending_id]
-    code = EXIT_OK
-    for pending_id in ids:
-        try:
-            if args.review == "approve":
-                result = writer.approve(pending_id)
-            else:
-                result = writer.reject(pending_id)
-        except KeyError as exc:
-            raise CommandError(str(exc.args[0] if exc.args else exc)) from None
-        except ValueError as exc:  # a record whose user id names no directory
-            raise CommandError(f"{pending_id}: {exc}; reject it") from None
-        if result.get("success"):
-            _say(f"{pending_id}: {result.get('message', 'done')}")
-        else:
-            _err(f"hermes-context: {pending_id}: {result.get('error')}")
-            code = EXIT_INPUT
-    return code
+        return review_staged(args, writer, "memory")
 
 
 def run_reset(args: argparse.Namespace) -> int:

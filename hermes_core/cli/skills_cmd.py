@@ -13,49 +13,21 @@ import argparse
 import contextlib
 import dataclasses
 import datetime
-import functools
 import json
-import sys
 import time
-from collections.abc import Callable, Iterator
-from typing import Any, TextIO
+from collections.abc import Iterator
+from typing import Any
 
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, CommandError, open_host, table
-from hermes_core.errors import HermesError
-from hermes_core.memory.entries import escape_controls
-from hermes_core.memory.matching import preview
+from hermes_core.cli.escaped import err as _err
+from hermes_core.cli.escaped import escaped_errors as _escaped_errors
+from hermes_core.cli.escaped import say as _say
+from hermes_core.cli.escaped import short as _short
+from hermes_core.cli.staged import review_staged
 from hermes_core.skills.frontmatter import ParsedSkill
 from hermes_core.skills.library import SkillLibrary
 from hermes_core.skills.screening import findings
 from hermes_core.types import Finding
-
-Handler = Callable[[argparse.Namespace], int]
-
-
-def _say(text: object, file: TextIO | None = None, **kwargs: Any) -> None:
-    """Print with every control character escaped (the only way this module prints)."""
-    print(escape_controls(str(text)), file=file or sys.stdout, **kwargs)
-
-
-def _err(text: object) -> None:
-    _say(text, sys.stderr)
-
-
-def _short(text: object, limit: int) -> str:
-    return preview(escape_controls(str(text)), limit)
-
-
-def _escaped_errors(handler: Handler) -> Handler:
-    @functools.wraps(handler)
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return handler(args)
-        except CommandError as exc:
-            raise CommandError(escape_controls(str(exc)), exc.exit_code) from None
-        except HermesError as exc:
-            raise CommandError(escape_controls(str(exc))) from None
-
-    return run
 
 
 def register(
@@ -188,25 +160,4 @@ def _age(seconds: float) -> str:
 
 def run_review(args: argparse.Namespace) -> int:
     with _library(args) as library:
-        if args.pending_id == "all":
-            ids = [r.id for r in library.pending.all()[0]]
-            if not ids:
-                _err("no pending skill writes")
-                return EXIT_OK
-        else:
-            ids = [args.pending_id]
-        code = EXIT_OK
-        for pending_id in ids:
-            try:
-                if args.review == "approve":
-                    result = library.approve(pending_id)
-                else:
-                    result = library.reject(pending_id)
-            except KeyError as exc:
-                raise CommandError(str(exc.args[0] if exc.args else exc)) from None
-            if result.get("success"):
-                _say(f"{pending_id}: {result.get('message', 'done')}")
-            else:
-                _err(f"hermes-context: {result.get('error')}")
-                code = EXIT_INPUT
-        return code
+        return review_staged(args, library, "skill")
