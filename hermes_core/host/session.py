@@ -111,7 +111,9 @@ class Session(CompactionSteps, AsyncTwins):
         self._hydrate(record)
         self.memory.start(self.info)
         self.skills = SessionSkills(
-            host, allowed=not self.skip_memory or SKILL_TOOL in self.toolsets
+            host,
+            allowed=not self.skip_memory or SKILL_TOOL in self.toolsets,
+            shared=user is not None,
         )
         self.review = SessionReview(
             host,

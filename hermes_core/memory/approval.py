@@ -199,7 +199,11 @@ class MemoryWriter:
                 "error": "Memory is read-only here (memory.write_approval: block); nothing was "
                 "saved. Go on without saving.",
             }
-        proposal = origin == "background_review" and request.action != "add"
+        # a review's replace and remove, and any of its writes to a file other users share
+        # (MEMORY.md of a multi-user home), wait for a person: nobody asked for them
+        proposal = origin == "background_review" and (
+            request.action != "add" or self.store.shared(request.target)
+        )
         if self.mode == "stage" or proposal:
             return self._stage(request, origin)
         return apply_request(self.store, request)

@@ -177,3 +177,37 @@ def test_review_counts_survive_a_restart(tmp_path: Path, fake_llm: FakeLLM) -> N
         run_turns(session, messages, ["the fourth turn"], with_tools=False)
         events.wait("review_finished")
         session.close()
+
+
+def test_in_a_multi_user_home_a_review_writes_nothing_others_would_see(
+    tmp_path: Path, fake_llm: FakeLLM
+) -> None:
+    # MEMORY.md and the skills library are shared by every user of the home: a review's
+    # unasked writes there wait for a person; bob sees none of alice's
+    note = {"action": "add", "target": "memory", "content": "Alice's home address is 12 Elm St."}
+    skill = {
+        "action": "create",
+        "name": "alice-prefs",
+        "content": "---\nname: alice-prefs\ndescription: Alice is diabetic.\n---\nBe terse.\n",
+    }
+    fake_llm.script(
+        tool_calls(call("memory", note, "c1"), call("skill_manage", skill, "c2")),
+        answer("Done."),
+    )
+    fake_llm.default = answer("Nothing to save.")
+    events = Events()
+    cfg = config(fake_llm, nudge_interval=1, flush_min_turns=0)
+    cfg["skills"] = {"creation_nudge_interval": 1}  # both due after one turn with a tool
+    with make_hermes(tmp_path, cfg) as host:
+        alice = host.session("a1", user_id="alice", on_event=events)
+        messages: list[dict[str, Any]] = [{"role": "system", "content": "sys"}]
+        run_turns(alice, messages, texts(1), with_tools=True)
+        assert alice.review.runner is not None and alice.review.runner.wait(60)
+        alice.close()
+        outcomes = [e.data["outcome"] for e in events.seen if e.kind == "review_action"]
+        assert outcomes == ["staged", "staged"]
+        bob = host.session("b1", user_id="bob")
+        prompt = bob.system_prompt("base")
+        assert "Elm St" not in prompt and "alice-prefs" not in prompt
+        bob.close()
+    assert not (tmp_path / "skills" / "alice-prefs").exists()

@@ -184,3 +184,17 @@ def test_a_tampered_record_is_refused_whole(
     with pytest.raises(KeyError, match="cannot be read"):
         w.approve(pending_id)
     assert not w.store.path("memory").exists()
+
+
+def test_background_review_only_proposes_writes_to_a_file_other_users_share(
+    memdir: Path, tmp_path: Path
+) -> None:
+    store = MemoryStore(memdir, user_id="alice")  # MEMORY.md is shared, USER.md is alice's
+    w = MemoryWriter(store, PendingWrites(tmp_path / "pending"))
+    shared = w.write(WriteRequest("add", "memory", "alice lives at 12 Elm St"), "background_review")
+    assert shared.get("staged") is True and store.entries("memory") == []
+    own = WriteRequest("add", "user", "prefers short answers")
+    assert w.write(own, "background_review").get("staged") is None
+    assert store.entries("user") == ["prefers short answers"]
+    asked = w.write(WriteRequest("add", "memory", "tests need docker"), "assistant_tool")
+    assert asked.get("staged") is None  # the model in conversation was asked to: it lands
