@@ -129,7 +129,9 @@ class Session(CompactionSteps, AsyncTwins):
         self._last_seq = 0  # the session's newest row as far as this object knows
         if self.store is not None:
             rows = self.store.messages(record.id)
-            self.view.extend([sent_form(r) for r in rows], [r.seq for r in rows])
+            self.view.extend(
+                [sent_form(r) for r in rows], [r.seq for r in rows], [r.message for r in rows]
+            )
             self._last_seq = self.store.last_seq(record.id)
         if self.state.compressor:
             self.compressor.restore_state(self.state.compressor)
@@ -290,8 +292,12 @@ class Session(CompactionSteps, AsyncTwins):
     def _absorb_once(self, messages: list[Message], *, with_recall: bool) -> None:
         start = self._new_start(messages)
         if start is None:
-            self._replace_history(check_items(messages))
+            self._replace_history(check_items(messages), with_recall=with_recall)
             return
+        self._absorb_from(messages, start, with_recall=with_recall)
+
+    def _absorb_from(self, messages: list[Message], start: int, *, with_recall: bool) -> None:
+        """Store and view ``messages[start:]``, the new ones (one transaction)."""
         originals = [dict(m) for m in check_items(messages, start)]
         if not originals:
             self.state.host_mark = mark_of(messages)
@@ -323,7 +329,7 @@ class Session(CompactionSteps, AsyncTwins):
             )
             self._last_seq = max([self._last_seq, *(s for s in seqs if s is not None)])
         self.state = state
-        self.view.extend(forms, seqs)
+        self.view.extend(forms, seqs, originals)
 
     def _new_start(self, messages: list[Message]) -> int | None:
         """Where the host's new messages begin; ``None`` when it rewrote its history."""
@@ -337,17 +343,24 @@ class Session(CompactionSteps, AsyncTwins):
             return len(messages)  # nothing handed in: nothing new, nothing to replace
         return None
 
-    def _replace_history(self, messages: list[Message]) -> None:
+    def _replace_history(self, messages: list[Message], *, with_recall: bool) -> None:
         """The host's list no longer extends what we hold: it is the new truth. Rows still in it
-        keep their seq; the others are archived (never deleted)."""
-        forms = self.view.reuse(messages)
-        if not self._commit(forms, in_place=True):
+        keep their seq and API copy; the others are archived (never deleted). A new user
+        message at the end is then taken in as in :meth:`_absorb_once` (its attachments and
+        recall go to the API copy, the store keeps the user's words)."""
+        forms, found = self.view.reuse(messages)
+        fresh_ask = bool(forms) and not found[-1] and is_real_user_message(forms[-1])
+        fresh_ask = fresh_ask and with_recall
+        kept = messages[:-1] if fresh_ask else messages
+        if not self._commit(forms[: len(kept)], in_place=True):
             raise SessionError(
                 "the store refused to record the rewritten history, so nothing was changed; "
                 "try the call again (see the store_error event for the reason)"
             )
-        self.state.host_mark = mark_of(messages)
-        emit(self._listener, "transcript_replaced", self.session_id, {"messages": len(forms)})
+        self.state.host_mark = mark_of(kept)
+        emit(self._listener, "transcript_replaced", self.session_id, {"messages": len(kept)})
+        if fresh_ask:
+            self._absorb_from(messages, len(kept), with_recall=True)
 
     def _compose_blocks(self) -> str:
         blocks = [self.memory.system_blocks(self.info), self.skills.system_block()]

@@ -56,21 +56,34 @@ class ActiveView:
         self.sent: list[Message] = []
         self.seqs: list[int | None] = []
         self._wire: list[Message] = []
+        # the digest of the message as the host gave it (an API copy carries more: recall,
+        # attachments), so a rewritten history finds its messages again
+        self._given: list[bytes] = []
 
     def __len__(self) -> int:
         return len(self.sent)
 
-    def extend(self, forms: Sequence[Message], seqs: Sequence[int | None]) -> None:
+    def extend(
+        self,
+        forms: Sequence[Message],
+        seqs: Sequence[int | None],
+        given: Sequence[Mapping[str, Any]] | None = None,
+    ) -> None:
+        """Append ``forms`` (as sent) with their store seqs; ``given``: the host's own form of
+        each (default: the same)."""
         self.sent.extend(forms)
         self.seqs.extend(seqs)
         self._wire.extend(to_wire(forms))
+        self._given.extend(message_digest(m) for m in (forms if given is None else given))
 
     def replace(self, forms: Sequence[Message], seqs: Sequence[int | None]) -> None:
         """A new view (after a compaction); wire forms of unchanged messages are reused."""
         known = {id(m): w for m, w in zip(self.sent, self._wire, strict=True)}
+        given = {id(m): g for m, g in zip(self.sent, self._given, strict=True)}
         fresh = [m for m in forms if id(m) not in known]
         built = iter(to_wire(fresh))
         self._wire = [known[id(m)] if id(m) in known else next(built) for m in forms]
+        self._given = [given[id(m)] if id(m) in given else message_digest(m) for m in forms]
         self.sent = list(forms)
         self.seqs = list(seqs)
 
@@ -79,17 +92,29 @@ class ActiveView:
         by_id = {id(m): s for m, s in zip(self.sent, self.seqs, strict=True)}
         return [by_id.get(id(m)) for m in messages]
 
-    def reuse(self, messages: Sequence[Mapping[str, Any]]) -> list[Message]:
-        """``messages`` with each one that equals (on the wire) an entry of the view replaced
-        by that entry, in order, so its seq and API copy survive a history rewrite."""
+    def reuse(self, messages: Sequence[Mapping[str, Any]]) -> tuple[list[Message], list[bool]]:
+        """``messages`` with each one that equals (on the wire) an entry of the view, as the
+        host gave it or as it was sent, replaced by that entry, in order, so its seq and API
+        copy survive a history rewrite; and for each, whether it was found."""
         by_digest: dict[bytes, list[int]] = {}
+        for index, digest in enumerate(self._given):
+            by_digest.setdefault(digest, []).append(index)
         for index, form in enumerate(self.sent):
-            by_digest.setdefault(message_digest(form), []).append(index)
+            digest = message_digest(form)
+            if digest != self._given[index]:
+                by_digest.setdefault(digest, []).append(index)
+        taken: set[int] = set()
         out: list[Message] = []
+        found: list[bool] = []
         for message in messages:
-            matches = by_digest.get(message_digest(message))
-            out.append(self.sent[matches.pop(0)] if matches else dict(message))
-        return out
+            matches = [i for i in by_digest.get(message_digest(message), []) if i not in taken]
+            if matches:
+                taken.add(matches[0])
+                out.append(self.sent[matches[0]])
+            else:
+                out.append(dict(message))
+            found.append(bool(matches))
+        return out, found
 
     def wire(self) -> list[Message]:
         """The list to send: a new list of the cached wire dicts (treat them as read-only)."""

@@ -124,3 +124,27 @@ def test_an_email_address_is_not_a_reference(tmp_path: Path, workspace: Path) ->
     host.close()
     assert sent["content"] == "Mail ops@example.com or ping @alice"
     assert not warnings(events)
+
+
+def test_a_rewritten_history_keeps_attachments_and_expands_the_new_ask(
+    tmp_path: Path, workspace: Path
+) -> None:
+    events: list[hc.SessionEvent] = []
+    config = {"model": {"context_length": 128_000}}
+    with make_hermes(tmp_path / "home", config) as host:
+        session = host.session("s1", workspace=workspace, on_event=events.append)
+        first = {"role": "user", "content": "Read @file:notes.md:1"}
+        reply = {"role": "assistant", "content": "It says line one."}
+        session.prepare([first])
+        session.end_turn([first, reply])
+        session.prepare([first, reply, {"role": "user", "content": "and the rest?"}])
+        # the host edits its last message and regenerates: a rewrite, not an extension
+        edited = {"role": "user", "content": "and @file:notes.md:3 ?"}
+        wire = session.prepare([first, reply, edited])
+        session.close()
+        assert "transcript_replaced" in [e.kind for e in events]
+        assert "line one" in wire[0]["content"]  # the kept message keeps its attachment
+        assert "line three" in wire[-1]["content"]  # the new ask is expanded
+        assert host.session_store is not None
+        stored = [r.message["content"] for r in host.session_store.messages("s1")]
+        assert stored[-1] == "and @file:notes.md:3 ?"  # the store keeps the user's words
