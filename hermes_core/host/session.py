@@ -128,11 +128,13 @@ class Session(CompactionSteps, AsyncTwins):
     def _hydrate(self, record: SessionRecord) -> None:
         self._last_seq = 0  # the session's newest row as far as this object knows
         if self.store is not None:
+            # the newest seq first: a row another process adds between the two reads then
+            # makes our next write stale (a reload) instead of writing its message again
+            self._last_seq = self.store.last_seq(record.id)
             rows = self.store.messages(record.id)
             self.view.extend(
                 [sent_form(r) for r in rows], [r.seq for r in rows], [r.message for r in rows]
             )
-            self._last_seq = self.store.last_seq(record.id)
         if self.state.compressor:
             self.compressor.restore_state(self.state.compressor)
         if self.state.model or self.state.context_length:

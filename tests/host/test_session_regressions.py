@@ -218,3 +218,35 @@ def test_sessions_export_takes_json_and_refuses_a_device(
     os.mkfifo(fifo)
     code = main(["--home", str(tmp_path), "sessions", "export", "s1", "--out", str(fifo)])
     assert code == 2 and fifo.is_fifo()
+
+
+class RacingStore(FlakyStore):
+    """Another host appends to the session right after this one read its rows (once)."""
+
+    race: Any = None
+
+    def messages(self, session_id: str, **kwargs: Any) -> Any:
+        rows = super().messages(session_id, **kwargs)
+        race, self.race = self.race, None
+        if race is not None:
+            race()
+        return rows
+
+
+def test_a_row_written_while_a_session_opens_is_not_stored_twice(tmp_path: Path) -> None:
+    # seen once in CI: two processes serving one conversation in turn; the opening one read
+    # the rows, the other stored a reply, then the opening one read the newest seq (which
+    # counted that reply), so its next write was not stale and stored the reply again
+    store = RacingStore(tmp_path / "state.db")  # the file the first host's store opens too
+    history = [user("question 0")]
+    with make_hermes(tmp_path) as one, make_hermes(tmp_path) as two:
+        first = one.session("shared")
+        first.prepare(history)
+        reply = assistant("reply to question 0")
+        store.race = lambda: first.end_turn([*history, reply])
+        with registered(two, StorePlugin(store), "race"):
+            second = two.session("shared")  # opens while the first stores its reply
+            history += [reply, user("question 1")]
+            second.prepare(history)
+            contents = [r.message["content"] for r in store.messages("shared")]
+    assert contents == ["question 0", "reply to question 0", "question 1"]
