@@ -4,9 +4,11 @@ Why: reviews elsewhere saved the assistant's own suggestions, or text a tool ret
 user prefers ..." and every later session then obeyed a preference nobody had stated. So a
 review that writes to the user profile must quote the user, and the quote is checked against
 what the user wrote in the reviewed conversation: whitespace, case, curly quotes and dashes
-do not matter, but the words must be there, whole words, in a user message (recalled memory
-and attached references removed: those are not the user's words either). The fact must share
-a word with its quote, the least that "supported by it" can mean without a model. Pure.
+do not matter, but the words must be there, whole words, in a user message. What the session
+appends to a user message (the @-reference attachment, its warnings, recalled memory) is not
+the user's words either: a warning can carry a web server's redirect target. And the quote must
+carry the fact: most of the fact's meaningful words must be in it, so that "ok sounds good" to
+the assistant's proposal cannot back the proposal as the user's preference. Pure.
 """
 
 from __future__ import annotations
@@ -20,8 +22,12 @@ from hermes_core.threats.unicode import nfkc, strip_hidden
 from hermes_core.transcript.messages import is_real_user_message, message_text
 
 __all__ = [
+    "APPENDED_HEADERS",
+    "ATTACHED_HEADER",
+    "MEMORY_FENCE",
     "MIN_QUOTE_CHARS",
     "MIN_QUOTE_UNITS",
+    "WARNINGS_HEADER",
     "QuoteBook",
     "normalise",
     "own_words",
@@ -30,8 +36,21 @@ __all__ = [
 #: A quote needs this many words (a CJK character counts as one) and characters.
 MIN_QUOTE_UNITS: Final = 3
 MIN_QUOTE_CHARS: Final = 6
-#: Where @-references append their attachment to a user message (spec 40 §5).
-ATTACHMENT_MARKER: Final = "--- Attached Context ---"
+#: The headers :mod:`hermes_core.references.expand` puts before the attachment and its
+#: warnings (its ``ATTACHED_HEADER`` and ``WARNINGS_HEADER``). Copied, not imported: the review
+#: imports nothing that can read files or the web; a test keeps the copies equal.
+ATTACHED_HEADER: Final = "--- Attached Context ---"
+WARNINGS_HEADER: Final = "--- Context Warnings ---"
+#: Where recalled memory starts (:func:`hermes_core.memory.recall.wrap_recall`; the module
+#: exports no constant for it).
+MEMORY_FENCE: Final = "<memory-context>"
+#: The headers of the blocks the session appends to a user message: the @-reference
+#: attachment and its warnings (spec 40 §5), recalled memory. Each starts a line after the
+#: user's text, so the user's words end at the first of them at a line start.
+APPENDED_HEADERS: Final = (ATTACHED_HEADER, WARNINGS_HEADER, MEMORY_FENCE)
+_APPENDED: Final = re.compile(
+    "^[ \t]*(?:" + "|".join(re.escape(h) for h in APPENDED_HEADERS) + ")", re.MULTILINE
+)
 
 _QUOTES: Final = str.maketrans(
     {
@@ -65,14 +84,24 @@ _FENCE: Final = re.compile(r"<memory-context>.*?(?:</memory-context>|\Z)", re.DO
 _CJK: Final = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _UNIT: Final = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+")
 _ONE_CJK: Final = re.compile(rf"[{_CJK}]")
-#: Words that say nothing about what a fact is about.
+#: Words that say nothing about what a fact is about: grammar, words that describe the user
+#: rather than the preference (user, says, wants, always, ...), and bare agreement (ok,
+#: sounds good, ...), which backs nothing on its own.
 _STOP_WORDS: Final = (
     "the and for are was were you your yours user user's users they them their this that "
     "these those with from into have has had not but all any can will would should could "
-    "please just also very really always never like want wants need needs use uses using "
-    "prefer prefers preferred preference about what when where which who how our ours"
+    "please just also very really always never like likes liked want wants wanted need needs "
+    "use uses using prefer prefers preferred preference about what when where which who how "
+    "our ours does did doing done say says said tell tells told asks asked think thinks "
+    "thought feel feels felt okay yes yeah yep sure fine good great sound sounds agree agreed "
+    "agrees perfect nice cool alright thanks thank exactly correct right"
 )
-_STOP: Final = frozenset(_STOP_WORDS.split())
+#: The same for CJK facts, taken out as whole words: "user", "wants", "likes".
+_CJK_STOP: Final = ("使用者", "用户", "用戶", "ユーザー", "사용자", "希望", "喜欢", "喜歡", "想要")
+#: Endings taken off a word before it is compared (loosely: "uploading" is "upload").
+_ENDINGS: Final = ("ing", "ed", "es", "s", "e")
+#: Compared words keep this many characters, so "indent" and "indentation" agree.
+_STEM_CHARS: Final = 5
 
 
 def normalise(text: str) -> str:
@@ -82,36 +111,88 @@ def normalise(text: str) -> str:
     return " ".join(text.split())
 
 
-def own_words(message: Mapping[str, Any]) -> str:
-    """What the user typed in ``message``: its text without recalled memory or attachments."""
+def _split(message: Mapping[str, Any]) -> tuple[str, str]:
+    """``message``'s text as (what the user typed, what the session appended to it)."""
     text = message_text(message)
+    removed: list[str] = []
     block = message.get(MEMORY_CONTEXT_KEY)
-    if isinstance(block, str) and block:
+    if isinstance(block, str) and block and block in text:
         text = text.replace(block, "")
+        removed.append(block)
+    removed.extend(_FENCE.findall(text))
     text = _FENCE.sub("", text)
-    cut = text.find(ATTACHMENT_MARKER)
-    return text[:cut] if cut >= 0 else text
+    cut = _APPENDED.search(text)
+    if cut:
+        removed.insert(0, text[cut.start() :])
+        text = text[: cut.start()]
+    return text, "\n".join(removed)
+
+
+def own_words(message: Mapping[str, Any]) -> str:
+    """What the user typed in ``message``: its text up to the first block the session appended
+    (attachment, warnings, recalled memory), which the user did not write."""
+    return _split(message)[0]
 
 
 def _units(text: str) -> list[str]:
     return _UNIT.findall(text)
 
 
-def _stem(word: str) -> str:
-    word = word[:-1] if len(word) > 3 and word.endswith("s") else word
-    return word[:5]
+def _base(word: str) -> str:
+    """``word`` without its endings, while three characters are left ("codes" is "cod")."""
+    while True:
+        ending = next((e for e in _ENDINGS if word.endswith(e) and len(word) - len(e) >= 3), "")
+        if not ending:
+            return word
+        word = word[: -len(ending)]
 
 
-def _topics(text: str) -> set[str]:
-    """The words of ``text`` that carry meaning (stems; every CJK character counts)."""
-    topics: set[str] = set()
+_STOP: Final = frozenset(_STOP_WORDS.split())
+_STOP_BASES: Final = frozenset(_base(word) for word in _STOP)
+
+
+def _topics(text: str) -> dict[str, str]:
+    """The words of ``text`` that carry meaning, by stem (every CJK character counts)."""
+    topics: dict[str, str] = {}
     for word in _units(normalise(text)):
-        if len(word) < 3 and not _ONE_CJK.fullmatch(word):
+        if _ONE_CJK.fullmatch(word):
+            topics.setdefault(word, word)
             continue
-        stem = _stem(word)
-        if word not in _STOP and stem not in _STOP:
-            topics.add(stem)
+        base = _base(word)
+        if len(word) >= 3 and word not in _STOP and base not in _STOP_BASES:
+            topics.setdefault(base[:_STEM_CHARS], word)
     return topics
+
+
+def _fact_topics(fact: str) -> dict[str, str]:
+    text = normalise(fact)
+    for word in _CJK_STOP:
+        text = text.replace(word, " ")
+    return _topics(text)
+
+
+def _uncarried(fact: str, quote: str) -> str | None:
+    """Why ``quote`` does not carry ``fact``, or None: at least half of the fact's meaningful
+    words, and at least two of them when it has two, must be in the quote."""
+    wanted = _fact_topics(fact)
+    if not wanted:
+        return (
+            "the fact names nothing but the user (or a bare agreement); state the preference "
+            "itself, in the words of the quote."
+        )
+    present = _topics(quote)
+    carried = [stem for stem in wanted if stem in present]
+    if not carried:
+        return "the fact shares no word with its quote; state only what the quoted words say."
+    needed = max(min(2, len(wanted)), (len(wanted) + 1) // 2)
+    if len(carried) >= needed:
+        return None
+    missing = ", ".join(word for stem, word in wanted.items() if stem not in present)
+    return (
+        f"the quote does not say the fact: only {len(carried)} of its {len(wanted)} key words "
+        f"are in the quote (missing: {missing}). A bare agreement ('ok', 'sounds good') backs "
+        "nothing; quote the passage where the user states it, or save only what it says."
+    )
 
 
 def _whole(quote: str) -> re.Pattern[str]:
@@ -126,7 +207,9 @@ class QuoteBook:
 
     def __init__(self, snapshot: Sequence[Mapping[str, Any]]) -> None:
         messages = [m for m in snapshot if isinstance(m, Mapping)]
-        self.user = [normalise(own_words(m)) for m in messages if is_real_user_message(m)]
+        split = [_split(m) for m in messages if is_real_user_message(m)]
+        self.user = [normalise(own) for own, _ in split]
+        self.appended = [normalise(extra) for _, extra in split if extra]
         self.others = [
             normalise(message_text(m))
             for m in messages
@@ -150,6 +233,12 @@ class QuoteBook:
             )
         found = _whole(wanted)
         if not any(found.search(text) for text in self.user):
+            if any(found.search(text) for text in self.appended):
+                return (
+                    "the quote is not the user's words: it comes from text the session added "
+                    "to their message (an attached reference, its warnings or recalled "
+                    "memory). Only what the user typed can become a user-profile fact."
+                )
             if any(found.search(text) for text in self.others):
                 return (
                     "the quote is not the user's words: it comes from the assistant's or a "
@@ -159,6 +248,4 @@ class QuoteBook:
                 "the quote is not in any of the user's messages; copy one passage of their "
                 "words exactly (no paraphrase, no ellipsis)."
             )
-        if not _topics(fact) & _topics(wanted):
-            return "the fact shares no word with its quote; state only what the quoted words say."
-        return None
+        return _uncarried(fact, wanted)
