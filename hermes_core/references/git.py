@@ -1,18 +1,25 @@
 """``@diff``, ``@staged`` and ``@git:N``: ``git`` with fixed arguments, no shell, read-only.
 
 The only value a user chooses is N, a checked integer. Everything else is fixed, and chosen
-so that a repository cannot run a program of its own: no pager, no external diff or textconv
-driver (``--no-ext-diff --no-textconv``; their names come from ``.gitattributes``, so no
-``-c`` could list them all), no fsmonitor, no hooks, no credential helper; no prompts; and
-``GIT_OPTIONAL_LOCKS=0``, so a diff does not even refresh the index. ``GIT_*`` variables of
-the calling process are dropped (``GIT_DIR`` would point git elsewhere).
+so that a repository's configuration cannot make git run a program of its own: no pager, no
+external diff or textconv driver (``--no-ext-diff --no-textconv``; their names come from
+``.gitattributes``, so no ``-c`` could list them all), no signature check (``git log``
+gets ``--no-show-signature`` and a fixed ``--pretty=medium``, since ``format.pretty=%G?``
+would verify too, and every ``gpg.*program`` points at :data:`os.devnull`, which cannot be
+executed), no fsmonitor, no hooks, no credential helper or ssh command, no network (every
+transport is ``never`` allowed, so a partial clone cannot lazily fetch through a remote of
+the repository's choosing), no submodule work trees (``--ignore-submodules=dirty``, which
+would otherwise run ``git status`` inside them); no prompts; and ``GIT_OPTIONAL_LOCKS=0``,
+so a diff does not even refresh the index. ``-c`` settings override the repository's
+(command-line configuration is read last) and reach any git child process. ``GIT_*``
+variables of the calling process are dropped (``GIT_DIR`` would point git elsewhere).
 
 Output stays in the workspace and away from secrets: the pathspec ``-- .`` limits it to the
-workspace (which may be a subfolder of the repository), the deny list's name patterns are
-excluded in the pathspec (git never reads those files), and the sections of any file the
-deny list refuses are dropped again from the output (fail closed: a section whose file names
-cannot be parsed goes too). Output is bounded (:data:`MAX_GIT_BYTES`) and so is time
-(:data:`GIT_TIMEOUT`).
+workspace (which may be a subfolder of the repository), the deny list's name patterns (and
+their common backup copies) are excluded in the pathspec (git never reads those files), and
+the sections of any file the deny list refuses are dropped again from the output (fail
+closed: a section whose file names cannot be parsed goes too). Output is bounded
+(:data:`MAX_GIT_BYTES`) and so is time (:data:`GIT_TIMEOUT`).
 """
 
 from __future__ import annotations
@@ -36,54 +43,79 @@ __all__ = ["GIT_TIMEOUT", "MAX_GIT_BYTES", "GitOutput", "git_command", "run_git"
 GIT_TIMEOUT: Final = 20.0
 #: Bytes of git output kept at most; the rest is cut (with a warning).
 MAX_GIT_BYTES: Final = 2 * 1024 * 1024
+#: Configuration that overrides the repository's, so none of it can start a program.
+_SAFE_CONFIG: Final = (
+    ("core.pager", "cat"),
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", os.devnull),
+    ("core.sshCommand", os.devnull),
+    ("core.askPass", ""),
+    ("credential.helper", ""),
+    ("diff.external", ""),
+    ("diff.submodule", "short"),
+    ("log.showSignature", "false"),
+    ("gpg.program", os.devnull),
+    ("gpg.openpgp.program", os.devnull),
+    ("gpg.x509.program", os.devnull),
+    ("gpg.ssh.program", os.devnull),
+    ("gpg.ssh.defaultKeyCommand", os.devnull),
+    ("protocol.allow", "never"),
+    *(
+        (f"protocol.{name}.allow", "never")
+        for name in ("file", "git", "ssh", "http", "https", "ftp", "ftps", "ext", "fd")
+    ),
+    ("color.ui", "false"),
+    ("core.quotePath", "true"),
+)
 _HARDENING: Final = (
     "--no-pager",
-    "-c",
-    "core.pager=cat",
-    "-c",
-    "core.fsmonitor=false",
-    "-c",
-    "core.hooksPath=" + os.devnull,
-    "-c",
-    "diff.external=",
-    "-c",
-    "credential.helper=",
-    "-c",
-    "core.askPass=",
-    "-c",
-    "color.ui=false",
-    "-c",
-    "core.quotePath=true",
+    *(argument for key, value in _SAFE_CONFIG for argument in ("-c", f"{key}={value}")),
 )
-_DIFF_FLAGS: Final = ("--no-ext-diff", "--no-textconv", "--no-color")
-#: Name patterns of the deny list as pathspecs git understands (case-blind, any folder).
-_EXCLUDED: Final = tuple(
-    f":(exclude,glob,icase)**/{pattern}"
-    for pattern in (
-        ".env",
-        ".env.*",
-        "*.env",
-        ".envrc",
-        "id_rsa*",
-        "id_dsa*",
-        "id_ecdsa*",
-        "id_ed25519*",
-        "*.pem",
-        "*.key",
-        "*.p12",
-        "*.pfx",
-        "*credential*",
-        "token*.json",
-        "secrets.*",
-        ".netrc",
-        ".pgpass",
-        ".npmrc",
-        ".pypirc",
-        ".ssh/**",
-        ".aws/**",
-        ".gnupg/**",
-    )
+_DIFF_FLAGS: Final = (
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-color",
+    "--ignore-submodules=dirty",
+    "--submodule=short",
 )
+_LOG_FLAGS: Final = ("--no-decorate", "--no-show-signature", "--pretty=medium")
+#: Endings of backup copies excluded in the pathspec too (the output filter knows more).
+_EXCLUDED_BACKUPS: Final = ("~", ".bak", ".orig", ".old", ".swp", ".save", ".backup", ".tmp")
+_EXCLUDED_NAMES: Final = (
+    ".env*",
+    "*.env",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*credential*",
+    "token*.json",
+    "secrets.*",
+    ".netrc",
+    ".pgpass",
+    ".npmrc",
+    ".pypirc",
+)
+_EXCLUDED_FOLDERS: Final = (".ssh", ".aws", ".gnupg")
+
+
+def _excluded() -> tuple[str, ...]:
+    """The deny list's name patterns as pathspecs git understands (case-blind, any folder),
+    with the backup endings added where a pattern does not end in ``*`` already."""
+    globs = [*_EXCLUDED_NAMES, *(f"{folder}/**" for folder in _EXCLUDED_FOLDERS)]
+    for name in _EXCLUDED_NAMES:
+        if not name.endswith("*"):
+            globs.extend(f"{name}{suffix}*" for suffix in _EXCLUDED_BACKUPS)
+    for folder in _EXCLUDED_FOLDERS:
+        globs.extend(f"{folder}{suffix}*/**" for suffix in _EXCLUDED_BACKUPS)
+    return tuple(f":(exclude,glob,icase)**/{glob}" for glob in globs)
+
+
+_EXCLUDED: Final = _excluded()
 _DIFF_HEADER: Final = re.compile(r"^diff --git ", re.MULTILINE)
 _FILE_LINES: Final = re.compile(
     r"^(?:--- |\+\+\+ |rename from |rename to |copy from |copy to )(.*)$", re.MULTILINE
@@ -108,7 +140,7 @@ def git_command(kind: str, count: int | None = None) -> list[str]:
     elif kind == "staged":
         tail = ["diff", "--staged", *_DIFF_FLAGS]
     elif kind == "git" and isinstance(count, int) and 1 <= count <= 50:
-        tail = ["log", f"-{count}", "-p", "--no-decorate", *_DIFF_FLAGS]
+        tail = ["log", f"-{count}", "-p", *_LOG_FLAGS, *_DIFF_FLAGS]
     else:
         raise ValueError(f"no git command for {kind!r} (count {count!r})")
     return ["git", *_HARDENING, *tail, "--", ".", *_EXCLUDED]
@@ -119,6 +151,8 @@ def _environment() -> dict[str, str]:
     env.update(
         GIT_TERMINAL_PROMPT="0",
         GIT_OPTIONAL_LOCKS="0",
+        GIT_NO_LAZY_FETCH="1",  # git 2.44 and later; the protocol settings cover older ones
+        GIT_PROTOCOL_FROM_USER="0",
         GIT_PAGER="cat",
         PAGER="cat",
     )

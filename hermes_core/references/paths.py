@@ -10,6 +10,9 @@ back. The deny list (:mod:`.sensitive`) is asked twice, before anything on disk 
 
 Files are then opened one component at a time from the workspace's real directory with
 ``O_NOFOLLOW`` (``openat``), so a link swapped in after the check cannot redirect the read.
+A hard link is no link to the path checks: it *is* the file, wherever its other names live
+(``ln ~/.ssh/id_rsa notes.txt`` needs no permission on the workspace's side), so a regular
+file with more than one name is refused once it is open (``fstat``, so no swap can dodge it).
 Any error while deciding refuses the reference: the guard fails closed.
 """
 
@@ -150,7 +153,8 @@ def _resolve(
 def open_inside(resolved: Resolved, *, directory: bool = False) -> int:
     """A file descriptor of ``resolved.real``, opened component by component from the real
     workspace with ``O_NOFOLLOW``; raises :class:`Refused` when anything on the way changed,
-    is missing, or is not a regular file (a directory with ``directory=True``)."""
+    is missing, or is not a regular file with a single name (a directory with
+    ``directory=True``)."""
     shown = resolved.shown
     fd = os.open(resolved.root, _DIR_FLAGS)
     try:
@@ -164,7 +168,7 @@ def open_inside(resolved: Resolved, *, directory: bool = False) -> int:
                 child = os.open(resolved.root.joinpath(*parts[: number + 1]), flags)
             os.close(fd)
             fd = child
-        mode = os.fstat(fd).st_mode
+        info = os.fstat(fd)
     except FileNotFoundError as exc:
         os.close(fd)
         raise Refused(f"{shown} does not exist in the workspace: check the path") from exc
@@ -177,6 +181,7 @@ def open_inside(resolved: Resolved, *, directory: bool = False) -> int:
             f"{shown} could not be opened ({exc.strerror or exc}); it may have been replaced "
             "by a link while it was checked: try again"
         ) from exc
+    mode = info.st_mode
     if directory and not stat.S_ISDIR(mode):
         os.close(fd)
         raise Refused(f"{shown} is not a folder: use @file:{shown}")
@@ -185,4 +190,10 @@ def open_inside(resolved: Resolved, *, directory: bool = False) -> int:
         if stat.S_ISDIR(mode):
             raise Refused(f"{shown} is a folder: use @folder:{shown} to list it")
         raise Refused(f"{shown} is not a regular file (a pipe or a device) and is not read")
+    if not directory and info.st_nlink > 1:
+        os.close(fd)
+        raise Refused(
+            f"{shown} is not read: it has other names (hard links); a hard link can point at a "
+            "file outside the workspace. If it is yours, copy it (cp, not ln) and name the copy"
+        )
     return fd

@@ -5,17 +5,46 @@ Generous on purpose: a spurious refusal costs the user one copy-paste, a leaked 
 taken back. Every component of a path is checked (a folder named ``.ssh`` anywhere, not only
 in the home directory), names are compared case-blind (macOS and Windows file systems are),
 and a few rules are anchored to the user's home (``~/.bashrc`` exports tokens) or to the
-hermes home (``$HERMES_HOME/.env``).
+hermes home (``$HERMES_HOME/.env``). A backup or editor copy holds the same secrets, so a
+name is also judged without its backup suffixes (``.netrc.bak``, ``master.key.orig~``,
+``.id_rsa.swp``, ``#.env#``), and every name that starts with ``.env`` is an environment file.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import itertools
+import re
 from pathlib import PurePath
 from typing import Final
 
-__all__ = ["sensitive_reason"]
+__all__ = ["BACKUP_SUFFIXES", "backup_forms", "sensitive_reason"]
+
+#: Endings that editors and people give copies of a file (checked case-blind, repeatedly).
+BACKUP_SUFFIXES: Final = (
+    "~",
+    ".bak",
+    ".bk",
+    ".bkp",
+    ".orig",
+    ".old",
+    ".swp",
+    ".swo",
+    ".swx",
+    ".save",
+    ".sav",
+    ".backup",
+    ".tmp",
+    ".temp",
+    ".copy",
+    ".prev",
+)
+_BACKUP_END: Final = re.compile(
+    r"(?:\.~\d+~|~|[._-](?:"
+    + "|".join(re.escape(s[1:]) for s in BACKUP_SUFFIXES if s.startswith("."))
+    + r"))$",
+    re.IGNORECASE,
+)
 
 #: Folders whose whole contents are credentials or keys.
 _FOLDERS: Final = frozenset(
@@ -93,10 +122,8 @@ _NAMES: Final = frozenset(
 )
 #: Shell patterns on names (lower case).
 _PATTERNS: Final = (
-    ".env",
-    ".env.*",
+    ".env*",
     "*.env",
-    ".envrc",
     "id_rsa*",
     "id_dsa*",
     "id_ecdsa*",
@@ -143,19 +170,45 @@ _HOME_NAMES: Final = frozenset(
 )
 
 
-def _name_reason(name: str, *, folders_only: bool = False) -> str | None:
-    lowered = name.lower()
+def backup_forms(name: str) -> list[str]:
+    """``name`` and the names it is a copy of: backup suffixes stripped one at a time
+    (``a.key.bak~`` -> ``a.key.bak``, ``a.key``), an emacs auto-save's ``#`` taken off, and a
+    vim swap file's leading dot (``.id_rsa.swp`` -> ``id_rsa``)."""
+    forms = [name]
+    stem = name
+    if len(stem) > 2 and stem.startswith("#") and stem.endswith("#"):
+        stem = stem[1:-1]
+        forms.append(stem)
+    while (match := _BACKUP_END.search(stem)) is not None and match.start() > 0:
+        stem = stem[: match.start()]
+        forms.append(stem)
+        if stem.startswith(".") and len(stem) > 1:
+            forms.append(stem[1:])  # vim: "x" -> ".x.swp"; also ".x.bak" copies of "x"
+    return list(dict.fromkeys(forms))
+
+
+def _form_reason(lowered: str, *, folders_only: bool) -> str | None:
+    """Why one (lower-case) name is sensitive, as the end of a sentence."""
     if lowered in _FOLDERS:
-        return f"{name} is a credentials folder"
+        return "is a credentials folder"
     if folders_only:
         return None
     if lowered in _NAMES:
-        return f"{name} is a credentials or secrets file"
+        return "is a credentials or secrets file"
     for pattern in _PATTERNS:
         if fnmatch.fnmatchcase(lowered, pattern):
             if lowered.startswith(".env") or lowered.endswith(".env"):
-                return f"{name} is an environment file, where API keys and passwords live"
-            return f"{name} looks like a key, token or credentials file"
+                return "is an environment file, where API keys and passwords live"
+            return "looks like a key, token or credentials file"
+    return None
+
+
+def _name_reason(name: str, *, folders_only: bool = False) -> str | None:
+    for form in backup_forms(name):
+        reason = _form_reason(form.lower(), folders_only=folders_only)
+        if reason is None:
+            continue
+        return f"{name} {reason}" if form == name else f"{name} is a copy of {form}, which {reason}"
     return None
 
 
@@ -170,11 +223,12 @@ def _under(path: PurePath, root: PurePath | None) -> tuple[str, ...] | None:
 
 
 def _home_reason(in_home: tuple[str, ...]) -> str | None:
-    head = in_home[0].lower()
-    pair = "/".join(in_home[:2]).lower()
-    if head in _HOME_NAMES or pair in _HOME_NAMES:
-        shown = "/".join(in_home[:2] if pair in _HOME_NAMES else in_home[:1])
-        return f"~/{shown} is a shell start-up file, which often exports tokens"
+    for head in backup_forms(in_home[0]):
+        pair = "/".join((head, *in_home[1:2])).lower()
+        if head.lower() in _HOME_NAMES or pair in _HOME_NAMES:
+            shown = "/".join(in_home[:2] if pair in _HOME_NAMES else in_home[:1])
+            copy = "" if head == in_home[0] else f" (a copy of ~/{head})"
+            return f"~/{shown} is a shell start-up file{copy}, which often exports tokens"
     return None
 
 
@@ -194,8 +248,8 @@ def sensitive_reason(
     the path as written and its real location.
     """
     in_hermes = _under(path, hermes_home)
-    if in_hermes is not None and in_hermes[:1] == (".env",):
-        return "$HERMES_HOME/.env holds the API keys of hermes-context"
+    if in_hermes and in_hermes[0].lower().startswith(".env"):
+        return "$HERMES_HOME/.env (and any copy of it) holds the API keys of hermes-context"
     below = _under(path, workspace)
     judged = path.parts if below is None else below
     for part in path.parts[: len(path.parts) - len(judged)]:
@@ -206,10 +260,10 @@ def sensitive_reason(
         reason = _name_reason(part)
         if reason is not None:
             return reason
-    lowered = [part.lower() for part in path.parts]
-    for first, second in itertools.pairwise(lowered):
-        if (first, second) in _FOLDER_PAIRS:
-            return f"{first}/{second} holds credentials"
+    for first, second in itertools.pairwise(path.parts):
+        for one, two in itertools.product(backup_forms(first), backup_forms(second)):
+            if (one.lower(), two.lower()) in _FOLDER_PAIRS:
+                return f"{first}/{second} holds credentials"
     in_home = _under(path, user_home)
     if in_home:
         reason = _home_reason(in_home)
