@@ -46,6 +46,10 @@ COPIES = [
     "credentials.json.save",
     ".ssh.bak/config",
     ".aws_old/config",
+    "my_id_rsa",
+    "deploy_id_ed25519.pub.bak",
+    "kubeconfig",
+    "staging.kubeconfig",
 ]
 
 
