@@ -3,8 +3,10 @@
 The library is the home's (``$HERMES_HOME/skills``), scanned with every loaded
 ``scan_threat`` plugin. ``show`` prints a skill as it is on disk, for a person to read,
 even when it matches a threat pattern (the model is refused it; a warning names the
-patterns here); control characters and bidirectional overrides are printed as visible
-escapes (``\\x1b``), so nothing in a skill can hide text from the person reading it.
+patterns here); control characters, bidirectional overrides and other invisible
+characters (zero-width spaces, direction marks, tag characters) are printed as visible
+escapes (``\\x1b``, ``\\u200f``), in ``--json`` output too, so nothing in a skill can hide
+text from the person reading it.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from hermes_core.cli.escaped import say as _say
 from hermes_core.cli.escaped import short as _short
 from hermes_core.cli.staged import review_staged
 from hermes_core.skills.frontmatter import ParsedSkill
+from hermes_core.skills.layout import escape_invisible
 from hermes_core.skills.library import SkillLibrary
 from hermes_core.skills.screening import findings
 from hermes_core.types import Finding
@@ -69,7 +72,15 @@ def _library(args: argparse.Namespace) -> Iterator[SkillLibrary]:
 
 
 def _json(value: object) -> None:
-    print(json.dumps(value, ensure_ascii=False, indent=1, default=_plain))
+    """JSON with every control and invisible character as a ``\\u`` escape (json.dumps
+    escapes C0 controls itself; DEL, C1 and the invisible ones are escaped after it), the
+    rest of the text readable as it is."""
+    print(escape_invisible(json.dumps(value, ensure_ascii=False, indent=1, default=_plain)))
+
+
+def _show(text: str) -> None:
+    """Print text from a skill with invisible characters and controls made visible."""
+    _say(escape_invisible(text))
 
 
 def _plain(value: object) -> str:
@@ -94,7 +105,9 @@ def run_list(args: argparse.Namespace) -> int:
     if not skills:
         _err(f"no skills in {library.root}")
         return EXIT_OK
-    rows = [(s.name, s.category or "-", _short(s.description, 70)) for s in skills]
+    rows = [
+        (s.name, s.category or "-", _short(escape_invisible(s.description), 70)) for s in skills
+    ]
     _say(table(("name", "category", "description"), rows))
     return EXIT_OK
 
@@ -122,7 +135,7 @@ def run_show(args: argparse.Namespace) -> int:
         _json(result)
     else:
         _say(f"# {library.root / path / 'SKILL.md'}")
-        _say(text.removeprefix("\ufeff").rstrip("\n"))
+        _show(text.removeprefix("\ufeff").rstrip("\n"))
     if not isinstance(parsed, ParsedSkill):
         _err(f"hermes-context: warning: {path} is not a valid skill: {parsed}")
     if threats:

@@ -28,7 +28,15 @@ from hermes_core.skills.layout import (
     name_problem,
 )
 
-__all__ = ["Location", "Problem", "linked_files", "locate", "locations", "read_skill"]
+__all__ = [
+    "Location",
+    "Problem",
+    "linked_files",
+    "locate",
+    "locations",
+    "read_skill",
+    "support_usage",
+]
 
 #: Support files listed by ``view`` at most (a skill with more is listed in part).
 MAX_LISTED_FILES: Final = 500
@@ -182,3 +190,32 @@ def linked_files(location: Location) -> dict[str, list[str]]:
         if files:
             listed[folder] = files
     return listed
+
+
+def support_usage(location: Location, stop_after: int) -> tuple[int, int]:
+    """``(files, bytes)`` of a skill's support files: regular files under its support
+    folders, links and hidden names (temp files) left out. Counting stops after
+    ``stop_after`` files (a folder filled by hand is not walked to its end)."""
+    files = size = 0
+    for folder in SUPPORT_DIRS:
+        top = location.directory / folder
+        try:
+            if not stat.S_ISDIR(os.lstat(top).st_mode):
+                continue  # missing, or a link (never followed, not even to count)
+        except OSError:
+            continue
+        for current, dirs, names in os.walk(top, followlinks=False):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            for file_name in names:
+                if file_name.startswith("."):
+                    continue
+                try:
+                    info = os.lstat(os.path.join(current, file_name))
+                except OSError:
+                    continue
+                if stat.S_ISREG(info.st_mode):
+                    files += 1
+                    size += info.st_size
+                    if files > stop_after:
+                        return files, size
+    return files, size

@@ -13,12 +13,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from hermes_core.skills.catalog import Location, linked_files, locate, locations
+from hermes_core.skills.catalog import (
+    Location,
+    linked_files,
+    locate,
+    locations,
+    support_usage,
+)
 from hermes_core.skills.files import SkillError, digest, guarded, read_bytes
-from hermes_core.skills.frontmatter import parse_skill
+from hermes_core.skills.frontmatter import ParsedSkill, invisible_problem, parse_skill
 from hermes_core.skills.layout import (
     MAX_SKILL_CHARS,
     MAX_SUPPORT_BYTES,
+    MAX_SUPPORT_FILES,
+    MAX_SUPPORT_TOTAL_BYTES,
     SKILL_FILE,
     category_problem,
     describe,
@@ -121,7 +129,13 @@ def _skill_text(content: object, action: str, name: str) -> str:
     if isinstance(parsed, str):
         reason = "too_large" if len(content) > MAX_SKILL_CHARS else "invalid"
         raise _Refused(reason, parsed)
+    _check_visible(parsed)
     return content
+
+
+def _check_visible(parsed: ParsedSkill) -> None:
+    if problem := invisible_problem(parsed.meta):
+        raise _Refused("invalid", problem)
 
 
 def _done(message: str, location: Location | None = None, **extra: Any) -> Result:
@@ -239,23 +253,52 @@ def _patch(root: Path, request: SkillRequest) -> Change:
         )
     new_text = text.replace(old_string, new_string, 1)
     if limit:
-        _check_support_size(new_text, shown)
+        _check_room(location, path, shown, _check_support_size(new_text, shown))
     else:
         parsed = parse_skill(new_text, expected_name=location.name)
         if isinstance(parsed, str):
             reason = "too_large" if len(new_text) > MAX_SKILL_CHARS else "invalid"
             raise _Refused(reason, f"the patched SKILL.md would be invalid: {parsed}")
+        _check_visible(parsed)
     result = _done(f"Patched {shown} in skill {location.relative!r}.", location)
     return Change(result, ((path, new_text),), skill_dir=location.directory, base=digest(data))
 
 
-def _check_support_size(text: str, shown: str) -> None:
+def _check_support_size(text: str, shown: str) -> int:
+    """The size of a support file's new text in bytes, which must be within the limit."""
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_SUPPORT_BYTES:
         raise _Refused(
             "too_large",
             f"{shown} would be {size:,} bytes; a support file holds at most "
             f"{MAX_SUPPORT_BYTES:,} bytes (1 MiB). Split it into several files.",
+        )
+    return size
+
+
+def _check_room(location: Location, path: Path, shown: str, new_size: int) -> None:
+    """A write of ``new_size`` bytes to support file ``path`` must keep the skill within
+    :data:`MAX_SUPPORT_FILES` files and :data:`MAX_SUPPORT_TOTAL_BYTES` bytes; a skill over a
+    limit already (filled by hand) may still shrink."""
+    files, total = support_usage(location, MAX_SUPPORT_FILES)
+    try:
+        old_size: int | None = os.lstat(path).st_size
+    except FileNotFoundError:
+        old_size = None
+    if old_size is None and files + 1 > MAX_SUPPORT_FILES:
+        raise _Refused(
+            "too_large",
+            f"skill {location.relative!r} has {MAX_SUPPORT_FILES} support files already, the "
+            f"most one skill holds; {shown} was not written. Add to an existing file, or "
+            "remove one (remove_file) first.",
+        )
+    after = total - (old_size or 0) + new_size
+    if after > MAX_SUPPORT_TOTAL_BYTES and after > total:
+        raise _Refused(
+            "too_large",
+            f"the support files of skill {location.relative!r} would hold {after:,} bytes; "
+            f"at most {MAX_SUPPORT_TOTAL_BYTES:,} (10 MiB) in all. {shown} was not written: "
+            "shorten it, or remove files the skill no longer needs.",
         )
 
 
@@ -265,10 +308,11 @@ def _write_file(root: Path, request: SkillRequest) -> Change:
     content = request.file_content
     if not isinstance(content, str):
         raise _Refused("invalid", "write_file needs file_content: the file's text.")
-    _check_support_size(content, shown)
+    size = _check_support_size(content, shown)
     if path.is_dir():
         raise _Refused("invalid", f"{shown} is a folder; give a file name below it.")
     old = read_bytes(path, MAX_SUPPORT_BYTES)
+    _check_room(location, path, shown, size)
     verb = "written" if old is None else "replaced"
     result = _done(f"File {shown!r} {verb} in skill {location.relative!r}.", location, file=shown)
     return Change(
@@ -283,7 +327,7 @@ def _write_file(root: Path, request: SkillRequest) -> Change:
 def _remove_file(root: Path, request: SkillRequest) -> Change:
     location = _found(root, request.name)
     path, shown = _support_path(root, location, request.file_path)
-    old = read_bytes(path, MAX_SUPPORT_BYTES)
+    old = read_bytes(path, MAX_SUPPORT_BYTES, linked_ok=True)  # unlinking one link is safe
     if old is None:
         raise _missing(location, shown)
     result = _done(f"File {shown!r} removed from skill {location.relative!r}.", location)

@@ -4,9 +4,10 @@ Why: every path here is built from what a model sent, so besides the name rules
 (:mod:`hermes_core.skills.layout`) the disk itself is checked: no component below the
 skills root may be a symbolic link (a link inside a skill could read ``~/.ssh`` into the
 context or write anywhere), reads never follow one (``O_NOFOLLOW``, in case one appears
-after the check) and stop one byte past the limit, and writers of one library share one
+after the check), never read a file with several hard links (one may be a file from outside
+linked in) and stop one byte past the limit, and writers of one library share one
 cross-process lock (``skills/.lock``), so read-modify-write (a patch) never loses an update.
-The writes themselves are memory's atomic writes: temp file, fsync, rename.
+The writes themselves (:mod:`hermes_core.skills.disk`) are atomic: temp file, fsync, rename.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ __all__ = [
     "SkillError",
     "digest",
     "guarded",
+    "hard_link_message",
     "locked",
     "read_bytes",
     "real_root",
@@ -95,9 +97,12 @@ def _shown(root: Path, path: Path) -> str:
         return str(path)
 
 
-def read_bytes(path: Path, limit: int) -> bytes | None:
+def read_bytes(path: Path, limit: int, *, linked_ok: bool = False) -> bytes | None:
     """At most ``limit + 1`` bytes of the regular file ``path`` (the caller tells "too
-    large" by the length), or None when it does not exist; never through a link."""
+    large" by the length), or None when it does not exist; never through a link, and never
+    from a file with several hard links (one may be a file outside the skills folder linked
+    in: ``ln ~/.ssh/id_rsa skills/s/references/notes.md``), unless ``linked_ok`` (to take the
+    digest of a file about to be unlinked, which never shows its text)."""
     try:
         fd = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
@@ -112,17 +117,29 @@ def read_bytes(path: Path, limit: int) -> bytes | None:
             f"cannot read {path}: {exc.strerror or exc}. Nothing was changed."
         ) from exc
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise SkillError(
                 f"{path.name} is not a regular file (a folder, a pipe or a device); nothing "
                 "was read."
             )
+        if info.st_nlink > 1 and not linked_ok:
+            raise SkillError(hard_link_message(path.name, info.st_nlink))
         with os.fdopen(fd, "rb") as handle:
             fd = -1
             return handle.read(limit + 1)
     finally:
         if fd >= 0:
             os.close(fd)
+
+
+def hard_link_message(name: str, links: int) -> str:
+    """Why a file with several hard links is neither read nor written over."""
+    return (
+        f"{name} has {links} hard links, so it may be a file from outside the skills folder "
+        "linked in; it is not read or written over. Nothing was read or changed: replace it "
+        "with a copy of its own (copy it to a new name, then move that over it), or remove it."
+    )
 
 
 def digest(data: bytes | None) -> str | None:

@@ -11,17 +11,25 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Mapping
+import unicodedata
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from hermes_core.skills.layout import MAX_SKILL_CHARS, describe, has_controls, name_problem
+from hermes_core.skills.layout import (
+    MAX_SKILL_CHARS,
+    describe,
+    has_controls,
+    has_invisible,
+    name_problem,
+)
 
 __all__ = [
     "MAX_DESCRIPTION_CHARS",
     "MAX_FRONT_MATTER_CHARS",
     "ParsedSkill",
     "SkillMeta",
+    "invisible_problem",
     "parse_skill",
 ]
 
@@ -191,6 +199,30 @@ def _plain_problem(value: object, depth: int) -> str | None:
     return f"the front matter holds a {type(value).__name__} value; use text, numbers or lists."
 
 
+def invisible_problem(meta: SkillMeta) -> str | None:
+    """What a write must not save: an invisible character (zero-width, a direction mark, a
+    bidi control, a tag character) in the description, version or tags. Checked at write
+    time only; a skill planted by hand keeps its place and the index removes them."""
+    fields = [("description", meta.description), ("version", meta.version or "")]
+    fields += [("tags", tag) for tag in meta.tags]
+    for what, text in fields:
+        if has_invisible(text):
+            return (
+                f"the front matter's {what} holds the invisible character "
+                f"{_first(text, has_invisible)}: zero-width characters, direction marks and "
+                "bidi controls can hide or reorder text in the system prompt. Remove it and "
+                "try again."
+            )
+    return None
+
+
+def _first(text: str, bad: Callable[[str], bool]) -> str:
+    """The first character of ``text`` that is ``bad``, named, with its position."""
+    n, char = next(((i, c) for i, c in enumerate(text, 1) if bad(c)), (0, "?"))
+    name = unicodedata.name(char, "")
+    return f"U+{ord(char):04X}" + (f" ({name})" if name else "") + f" at character {n}"
+
+
 class _Invalid(Exception):
     """A field is wrong; the message says how to fix it."""
 
@@ -238,7 +270,11 @@ def _description(value: object) -> str:
             "are allowed (it goes into every system prompt: say when to use the skill)."
         )
     if has_controls(text):
-        raise _Invalid("the description holds a control character; use plain text.")
+        raise _Invalid(
+            f"the description holds the control character {_first(text, has_controls)}: "
+            "control codes and bidi overrides can hide or reorder text in the system prompt. "
+            "Remove it and try again."
+        )
     return text
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 from hermes_core.skills.frontmatter import SkillMeta
+from hermes_core.skills.layout import without_invisible
 
 __all__ = [
     "INDEX_HEADER",
@@ -42,8 +43,10 @@ def runs_on(platforms: Sequence[str], platform: str) -> bool:
 
 
 def one_line(description: str) -> str:
-    """``description`` on one line, cut at :data:`MAX_INDEX_DESCRIPTION` characters."""
-    line = " ".join(description.split())
+    """``description`` on one line, cut at :data:`MAX_INDEX_DESCRIPTION` characters, without
+    invisible characters or controls (a description written by hand may hold them; writes
+    refuse them)."""
+    line = " ".join(without_invisible(description).split())
     if len(line) > MAX_INDEX_DESCRIPTION:
         line = line[: MAX_INDEX_DESCRIPTION - 1].rstrip() + "…"
     return line

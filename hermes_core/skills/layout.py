@@ -18,13 +18,18 @@ __all__ = [
     "MAX_NAME_CHARS",
     "MAX_SKILL_CHARS",
     "MAX_SUPPORT_BYTES",
+    "MAX_SUPPORT_FILES",
+    "MAX_SUPPORT_TOTAL_BYTES",
     "SKILL_FILE",
     "SUPPORT_DIRS",
     "category_problem",
     "describe",
+    "escape_invisible",
     "file_path_parts",
     "has_controls",
+    "has_invisible",
     "name_problem",
+    "without_invisible",
 ]
 
 SKILL_FILE: Final = "SKILL.md"
@@ -35,12 +40,24 @@ MAX_NAME_CHARS: Final = 64
 MAX_SKILL_CHARS: Final = 100_000
 #: One support file, in bytes (UTF-8).
 MAX_SUPPORT_BYTES: Final = 1024 * 1024
+#: Support files one skill holds at most (a write that adds one more is refused).
+MAX_SUPPORT_FILES: Final = 100
+#: Bytes all support files of one skill hold together at most.
+MAX_SUPPORT_TOTAL_BYTES: Final = 10 * 1024 * 1024
 MAX_FILE_PATH_CHARS: Final = 512
 _MAX_DEPTH: Final = 8
 _NAME: Final = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 _PART: Final = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._ +@,=-]{0,127}")
 # C0 and C1 controls (tab and newline aside), DEL, and bidirectional overrides
 _CONTROLS: Final = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# What no screen shows but can reorder or split text: the Arabic letter mark, zero-width
+# spaces and joiners, LRM/RLM, bidi embeddings, overrides and isolates, word joiners and
+# invisible operators, the BOM (ZWNBSP) and tag characters. Refused in a description, since
+# the description goes into every system prompt.
+_INVISIBLE: Final = re.compile(
+    "[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
+)
+_SHOWN_ESCAPED: Final = re.compile(_INVISIBLE.pattern[:-1] + "\x7f-\x9f]")
 
 
 def describe(value: object) -> str:
@@ -56,6 +73,34 @@ def describe(value: object) -> str:
 def has_controls(text: str) -> bool:
     """Whether ``text`` holds a control character (tab and newline aside) or a bidi override."""
     return _CONTROLS.search(text) is not None
+
+
+def has_invisible(text: str) -> bool:
+    """Whether ``text`` holds an invisible formatting character (zero-width, a direction
+    mark, a bidi control, a tag character)."""
+    return _INVISIBLE.search(text) is not None
+
+
+def without_invisible(text: str) -> str:
+    """``text`` with its invisible formatting characters removed (``Ig<ZWSP>nore`` reads
+    ``Ignore``) and other control characters turned into spaces: how a description planted
+    by hand is shown in the index."""
+    return _CONTROLS.sub(" ", _INVISIBLE.sub("", text))
+
+
+def escape_invisible(text: str) -> str:
+    """``text`` with every invisible formatting character, DEL and C1 control written as an
+    escape (``\\u200f``): what ``json.dumps(..., ensure_ascii=False)`` leaves raw, so the
+    result is still valid JSON (C0 controls are left to the caller's own escaping)."""
+
+    def escape(match: re.Match[str]) -> str:
+        code = ord(match.group())
+        if code > 0xFFFF:  # JSON has no 6-digit escape: write the surrogate pair
+            code -= 0x10000
+            return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+        return f"\\u{code:04x}"
+
+    return _SHOWN_ESCAPED.sub(escape, text)
 
 
 def name_problem(name: object, what: str = "skill name") -> str | None:

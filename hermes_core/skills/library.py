@@ -42,6 +42,7 @@ from hermes_core.skills.layout import (
     MAX_SUPPORT_BYTES,
     SKILL_FILE,
     file_path_parts,
+    without_invisible,
 )
 from hermes_core.skills.pending import (
     APPROVAL_MODES,
@@ -222,12 +223,16 @@ class SkillLibrary:
 
     def safe_description(self, skill: SkillMeta) -> str:
         """The description on one line, shortened, or a note when it matches a threat
-        pattern (it would otherwise reach every system prompt)."""
-        found = findings(self.scan, [skill.description])
+        pattern (it would otherwise reach every system prompt). The text is scanned as it is
+        and as it reads once invisible characters are removed (``Ig<ZWSP>nore``), since the
+        index shows the latter."""
+        shown = without_invisible(skill.description)
+        texts = [skill.description] if shown == skill.description else [skill.description, shown]
+        found = findings(self.scan, texts)
         if found:
             ids = ", ".join(dict.fromkeys(f.pattern_id for f in found))
             return f"[description withheld: it matches threat pattern(s) {ids}]"
-        return one_line(skill.description)
+        return one_line(shown)
 
     # --- writing ----------------------------------------------------------------------------
 
