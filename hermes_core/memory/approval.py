@@ -11,17 +11,14 @@ proposes to replace or remove is always staged.
 from __future__ import annotations
 
 import json
-import re
-import secrets
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any, Final, Literal
 
 from hermes_core.errors import MemoryStoreError
 from hermes_core.memory.entries import TARGET_FILES
 from hermes_core.memory.files import atomic_write, read_text
+from hermes_core.memory.records import RecordDirectory
 from hermes_core.memory.store import MemoryStore, Result
 
 __all__ = [
@@ -35,7 +32,6 @@ __all__ = [
 
 Origin = Literal["assistant_tool", "background_review", "cli"]
 ORIGINS: Final = ("assistant_tool", "background_review", "cli")
-_ID: Final = re.compile(r"[0-9a-f]{8}")
 _ACTIONS: Final = ("add", "replace", "remove", "batch")
 
 
@@ -76,28 +72,13 @@ def _record_problem(record: PendingWrite, pending_id: str) -> str | None:
     return None
 
 
-class PendingWrites:
+class PendingWrites(RecordDirectory[PendingWrite]):
     """The staged records of one home (``$HERMES_HOME/pending/memory``)."""
 
-    def __init__(self, directory: str | Path, clock: Callable[[], float] = time.time) -> None:
-        self.directory = Path(directory)
-        self.clock = clock
-
-    def path(self, pending_id: str) -> Path:
-        if not isinstance(pending_id, str) or not _ID.fullmatch(pending_id):
-            raise KeyError(
-                f"{pending_id!r} is not a pending id (8 hex digits, see `memory pending`)"
-            )
-        return self.directory / f"{pending_id}.json"
+    command = "memory"
 
     def add(self, record: PendingWrite) -> None:
         atomic_write(self.path(record.id), json.dumps(asdict(record), ensure_ascii=False, indent=1))
-
-    def new_id(self) -> str:
-        while True:
-            candidate = secrets.token_hex(4)
-            if not self.path(candidate).exists():
-                return candidate
 
     def get(self, pending_id: str) -> PendingWrite:
         """The record; KeyError (with what to do) when it is missing or unreadable."""
@@ -112,28 +93,6 @@ class PendingWrites:
             return record
         except (MemoryStoreError, ValueError, TypeError) as exc:
             raise KeyError(f"pending write {pending_id} cannot be read ({exc}); reject it") from exc
-
-    def all(self) -> tuple[list[PendingWrite], list[str]]:
-        """Every readable record, oldest first, and the ids of unreadable ones."""
-        records: list[PendingWrite] = []
-        broken: list[str] = []
-        if not self.directory.is_dir():
-            return records, broken
-        for path in sorted(self.directory.glob("*.json")):
-            if not _ID.fullmatch(path.stem):
-                continue
-            try:
-                records.append(self.get(path.stem))
-            except KeyError:
-                broken.append(path.stem)
-        records.sort(key=lambda r: (r.created, r.id))
-        return records, broken
-
-    def delete(self, pending_id: str) -> bool:
-        path = self.path(pending_id)
-        existed = path.exists()
-        path.unlink(missing_ok=True)
-        return existed
 
 
 @dataclass(frozen=True)

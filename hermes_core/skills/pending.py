@@ -11,15 +11,11 @@ refuses when that file changed meanwhile.
 from __future__ import annotations
 
 import json
-import re
-import secrets
-import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
-from pathlib import Path
 from typing import Final
 
 from hermes_core.memory.files import atomic_write
+from hermes_core.memory.records import RecordDirectory
 from hermes_core.skills.changes import WRITE_ACTIONS, SkillRequest
 from hermes_core.skills.files import SkillError, read_bytes
 
@@ -27,7 +23,6 @@ __all__ = ["APPROVAL_MODES", "ORIGINS", "PendingSkillWrite", "PendingSkillWrites
 
 APPROVAL_MODES: Final = ("allow", "stage", "block")
 ORIGINS: Final = ("assistant_tool", "background_review", "cli")
-_ID: Final = re.compile(r"[0-9a-f]{8}")
 _MAX_RECORD_BYTES: Final = 8 * 1024 * 1024
 _TEXTS: Final = (
     "category",
@@ -103,25 +98,10 @@ def _problem(record: PendingSkillWrite, pending_id: str) -> str | None:
     return None
 
 
-class PendingSkillWrites:
+class PendingSkillWrites(RecordDirectory[PendingSkillWrite]):
     """The staged skill writes of one home (``$HERMES_HOME/pending/skills``)."""
 
-    def __init__(self, directory: str | Path, clock: Callable[[], float] = time.time) -> None:
-        self.directory = Path(directory)
-        self.clock = clock
-
-    def path(self, pending_id: str) -> Path:
-        if not isinstance(pending_id, str) or not _ID.fullmatch(pending_id):
-            raise KeyError(
-                f"{pending_id!r} is not a pending id (8 hex digits, see `skills pending`)"
-            )
-        return self.directory / f"{pending_id}.json"
-
-    def new_id(self) -> str:
-        while True:
-            candidate = secrets.token_hex(4)
-            if not self.path(candidate).exists():
-                return candidate
+    command = "skills"
 
     def new_record(
         self, request: SkillRequest, origin: str, base: str | None, path: str | None
@@ -166,22 +146,6 @@ class PendingSkillWrites:
             raise KeyError(
                 f"pending skill write {pending_id} cannot be read ({exc}); reject it"
             ) from exc
-
-    def all(self) -> tuple[list[PendingSkillWrite], list[str]]:
-        """Every readable record, oldest first, and the ids of unreadable ones."""
-        records: list[PendingSkillWrite] = []
-        broken: list[str] = []
-        if not self.directory.is_dir():
-            return records, broken
-        for path in sorted(self.directory.glob("*.json")):
-            if not _ID.fullmatch(path.stem):
-                continue
-            try:
-                records.append(self.get(path.stem))
-            except KeyError:
-                broken.append(path.stem)
-        records.sort(key=lambda r: (r.created, r.id))
-        return records, broken
 
     def delete(self, pending_id: str) -> bool:
         path = self.path(pending_id)
