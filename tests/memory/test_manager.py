@@ -38,6 +38,8 @@ class Provider:
         self.turns: list[Turn] = []
         self.tool_args: list[Mapping[str, Any]] = []
         self.shut = False
+        self.slow_release = threading.Event()  # fake_slow hangs until this is set
+        self.slow_done = threading.Event()
 
     @hookimpl
     def memory_prefetch(self, query: str, session: SessionInfo) -> str | None:
@@ -67,7 +69,8 @@ class Provider:
         if name == "fake_boom":
             raise RuntimeError("tool exploded")
         if name == "fake_slow":
-            time.sleep(5)
+            self.slow_release.wait(30)
+            self.slow_done.set()
         return json.dumps({"ok": name, "user": session.user_id})
 
     @hookimpl
@@ -192,9 +195,10 @@ def test_core_tool_names_win_and_tools_never_raise(
     assert ok == {"ok": "fake_search", "user": "alice"}
     boom = json.loads(manager.handle_tool_call(ALICE, "fake_boom", {}))
     assert boom["success"] is False and "failed" in boom["error"]
-    started = time.monotonic()
     slow = json.loads(manager.handle_tool_call(ALICE, "fake_slow", {}))
-    assert slow["success"] is False and time.monotonic() - started < 1.5
+    assert slow["success"] is False
+    assert not provider.slow_done.is_set()  # it answered while the tool still hangs
+    provider.slow_release.set()
     assert "unknown" in json.loads(manager.handle_tool_call(ALICE, "nope", {}))["error"]
     assert "JSON" in json.loads(manager.handle_tool_call(ALICE, "fake_search", "{x"))["error"]
 
@@ -206,9 +210,8 @@ def test_shutdown_drains_for_a_bounded_time_and_reports_the_rest(
     provider.sync_delay = 0.2
     for i in range(20):
         manager.sync(Turn(user=f"u{i}", assistant="a", turn_index=i), ALICE)
-    started = time.monotonic()
     report = manager.shutdown(timeout=0.5)
-    assert time.monotonic() - started < 1.5
+    # it returned before the queue was drained: what was left is reported, not waited for
     assert report.abandoned and len(report.abandoned) + len(provider.turns) >= 19
     assert provider.shut is True
     assert any(e.kind == "sync_abandoned" for e in manager.events)
@@ -353,16 +356,14 @@ def test_a_provider_hung_in_sync_lifecycle_or_shutdown_holds_nothing_up(tmp_path
         host.plugins.register(stuck, name="stuck")
         host.plugins.register(recorder, name="recorder")
         manager = MemoryManager(host, sync_timeout=0.3, lifecycle_timeout=0.3)
-        started = time.monotonic()
         manager.session_start(ALICE)
-        assert time.monotonic() - started < 1.0
+        assert not stuck.release.is_set()  # returned while the provider still hangs
         for i in range(4):
             manager.sync(Turn(user=f"u{i}", assistant="a", turn_index=i), ALICE)
         assert manager.flush(3.0)  # one timeout, then the stuck provider is skipped
         assert recorder.turns == [0, 1, 2, 3]
-        started = time.monotonic()
         report = manager.shutdown(timeout=0.3)
-        assert time.monotonic() - started < 2.0 and report.stuck == ["stuck"]
+        assert report.stuck == ["stuck"] and not stuck.release.is_set()  # it still hangs
         stuck.release.set()
 
 
