@@ -32,7 +32,7 @@ from hermes_core.host.compaction import CompactionSteps, joined
 from hermes_core.host.events import EventListener, emit
 from hermes_core.host.resume import open_record
 from hermes_core.host.session_memory import SessionMemory, last_turn
-from hermes_core.host.session_references import with_references
+from hermes_core.host.session_references import SessionReferences
 from hermes_core.host.session_review import SessionReview, counted
 from hermes_core.host.session_skills import SKILL_TOOL, SessionSkills
 from hermes_core.host.session_state import (
@@ -110,6 +110,13 @@ class Session(CompactionSteps, AsyncTwins):
         self._base: str | None = None
         self._hydrate(record)
         self.memory.start(self.info)
+        self.references = SessionReferences(
+            self.workspace,
+            settings=self.settings.references,
+            compressor=self.compressor,
+            hermes_home=host.home,
+            emit=self._emit,
+        )
         self.skills = SessionSkills(
             host,
             allowed=not self.skip_memory or SKILL_TOOL in self.toolsets,
@@ -119,7 +126,7 @@ class Session(CompactionSteps, AsyncTwins):
             host,
             self.info,
             enabled=not self.skip_memory,
-            emit=self._review_event,
+            emit=self._emit,
             skill_tool=self.skills.for_review(),
         )
 
@@ -307,7 +314,7 @@ class Session(CompactionSteps, AsyncTwins):
         forms = list(originals)
         last = forms[-1]
         if with_recall and is_real_user_message(last):
-            forms[-1] = self.memory.api_copy(self.info, self._attach(last))
+            forms[-1] = self.memory.api_copy(self.info, self.references.attach(last))
         # the state that knows about the new rows goes with them (one transaction): a failed
         # append changes nothing, so the host's retry hands the same messages in again
         state = replace(self.state, host_mark=mark_of(messages))
@@ -377,21 +384,7 @@ class Session(CompactionSteps, AsyncTwins):
     def _compression_event(self, event: CompressionEvent) -> None:
         emit(self._listener, event.kind, self.session_id, event.data)
 
-    def _attach(self, message: Message) -> Message:
-        """The user's message with its @-references attached; each warning is an event."""
-        attached, warnings = with_references(
-            message,
-            workspace=self.workspace,
-            context_length=self.compressor.context_length,
-            count_tokens=self.compressor.counter.count_text,
-            settings=self.settings.references,
-            hermes_home=self.host.home,
-        )
-        for warning in warnings:
-            emit(self._listener, "reference_warning", self.session_id, {"warning": warning})
-        return attached
-
-    def _review_event(self, kind: str, data: dict[str, Any]) -> None:
+    def _emit(self, kind: str, data: dict[str, Any]) -> None:
         emit(self._listener, kind, self.session_id, data)
 
     def _memory_event(self, event: MemoryEvent) -> None:

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_core.config.settings import ReferencesSettings
 from hermes_core.references import expand_references
 from hermes_core.transcript.messages import message_text
 
-__all__ = ["with_references"]
+if TYPE_CHECKING:
+    from hermes_core.compression.engine import Compressor
+
+__all__ = ["SessionReferences", "with_references"]
 
 Message = dict[str, Any]
 
@@ -53,3 +56,38 @@ def with_references(
     else:
         out["content"] = expansion.attached.lstrip("\n")
     return out, expansion.warnings
+
+
+class SessionReferences:
+    """The references of one session: its workspace, the window its budget rules use (the
+    compressor's, which follows a model switch), and each warning as a ``reference_warning``
+    event."""
+
+    def __init__(
+        self,
+        workspace: Path | None,
+        *,
+        settings: ReferencesSettings,
+        compressor: Compressor,
+        hermes_home: Path | None,
+        emit: Callable[[str, dict[str, Any]], None],
+    ) -> None:
+        self.workspace = workspace
+        self.settings = settings
+        self.compressor = compressor
+        self.hermes_home = hermes_home
+        self.emit = emit
+
+    def attach(self, message: Message) -> Message:
+        """The user's ``message`` with its attachment (the API copy)."""
+        attached, warnings = with_references(
+            message,
+            workspace=self.workspace,
+            context_length=self.compressor.context_length,
+            count_tokens=self.compressor.counter.count_text,
+            settings=self.settings,
+            hermes_home=self.hermes_home,
+        )
+        for warning in warnings:
+            self.emit("reference_warning", {"warning": warning})
+        return attached

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -102,10 +101,8 @@ def test_yaml_bombs_and_anchors_are_refused_before_anything_expands(
         for p, c in zip("abcdefgh", "bcdefghi", strict=True)
     ]
     text = "---\nname: deploy\ndescription: d\n" + "\n".join(laughs) + "\n---\nbody\n"
-    started = time.monotonic()
     result = lib.create("deploy", text)
     assert not result["success"] and "anchors or aliases" in result["error"]
-    assert time.monotonic() - started < 5  # generous: an expanded walk would take minutes
     merge = "---\nbase: &b {name: deploy}\n<<: *b\ndescription: d\n---\nbody\n"
     assert "anchors or aliases" in lib.create("deploy", merge)["error"]
     assert not root.exists()
