@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from hermes_core.errors import HermesError
 from hermes_core.redact import redact
+from hermes_core.transcript.tool_calls import parse_tool_calls
 
 if TYPE_CHECKING:
     import httpx
@@ -314,58 +315,6 @@ class ChatClient:
             tool_calls=calls,
             dropped_tool_calls=tuple(dropped),
         )
-
-
-def parse_tool_calls(raw: object) -> tuple[list[dict[str, Any]], list[str]]:
-    """The well-formed tool calls of an answer message, normalised, and why each other one
-    was dropped. Arguments given as a JSON object (some local servers do) are written out as
-    JSON text; a call whose id repeats an earlier one is dropped (its result could not be
-    told apart)."""
-    if raw is None:
-        return [], []
-    if not isinstance(raw, list):
-        return [], [f"tool_calls is a {type(raw).__name__}, not a list"]
-    calls: list[dict[str, Any]] = []
-    dropped: list[str] = []
-    seen: set[str] = set()
-    for position, item in enumerate(raw):
-        call = _tool_call(item)
-        if isinstance(call, str):
-            dropped.append(f"tool call {position}: {call}")
-        elif call["id"] in seen:
-            dropped.append(f"tool call {position}: its id repeats an earlier call's")
-        else:
-            seen.add(call["id"])
-            calls.append(call)
-    return calls, dropped
-
-
-def _tool_call(item: object) -> dict[str, Any] | str:
-    """One normalised call, or what is wrong with it."""
-    if not isinstance(item, dict):
-        return "not an object"
-    call_id = item.get("id")
-    if not isinstance(call_id, str) or not call_id.strip():
-        return "no id"
-    kind = item.get("type", "function")
-    if kind not in ("function", None):
-        return f"type {_clip(str(kind))!r} is not 'function'"
-    function = item.get("function")
-    if not isinstance(function, dict):
-        return "no function"
-    name = function.get("name")
-    if not isinstance(name, str) or not name.strip():
-        return "no function name"
-    arguments = function.get("arguments")
-    if isinstance(arguments, dict):
-        arguments = json.dumps(arguments, ensure_ascii=False)
-    if not isinstance(arguments, str):
-        return f"arguments of {_clip(name)!r} are not text"
-    return {
-        "id": call_id,
-        "type": "function",
-        "function": {"name": name, "arguments": arguments},
-    }
 
 
 def _billed(error: LLMError, usage: object) -> LLMError:
