@@ -136,8 +136,11 @@ class MemoryTool:
         }
 
 
-def _parse(arguments: Mapping[str, Any] | str | None) -> Mapping[str, Any] | str:
-    """The arguments as a mapping, or an error the model can act on."""
+def tool_arguments(
+    arguments: Mapping[str, Any] | str | None, known: frozenset[str], shape: str
+) -> Mapping[str, Any] | str:
+    """A tool call's arguments as a mapping, or an error the model can act on (``shape``:
+    what a valid object looks like). Shared by the memory and skill tools."""
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
@@ -148,11 +151,15 @@ def _parse(arguments: Mapping[str, Any] | str | None) -> Mapping[str, Any] | str
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, Mapping):
-        return "arguments must be a JSON object with action, target, content, old_text."
-    unknown = sorted(describe(k) for k in arguments if k not in _KNOWN)
+        return f"arguments must be {shape}."
+    unknown = sorted(describe(k) for k in arguments if k not in known)
     if unknown:
-        return f"unknown argument(s) {', '.join(unknown)}; use {', '.join(sorted(_KNOWN))}."
+        return f"unknown argument(s) {', '.join(unknown)}; use {', '.join(sorted(known))}."
     return arguments
+
+
+def _parse(arguments: Mapping[str, Any] | str | None) -> Mapping[str, Any] | str:
+    return tool_arguments(arguments, _KNOWN, "a JSON object with action, target, content, old_text")
 
 
 def _request(args: Mapping[str, Any]) -> WriteRequest | str:

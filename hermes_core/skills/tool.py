@@ -15,6 +15,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
+from hermes_core.memory.tool import tool_arguments
 from hermes_core.skills.changes import WRITE_ACTIONS, Result, SkillRequest, failure
 from hermes_core.skills.layout import describe
 from hermes_core.skills.library import SkillLibrary
@@ -204,19 +205,4 @@ class SkillTool:
 
 
 def _parse(arguments: Mapping[str, Any] | str | None) -> Mapping[str, Any] | str:
-    """The arguments as a mapping, or an error the model can act on."""
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
-        except json.JSONDecodeError as exc:
-            return f"arguments are not valid JSON ({exc.msg} at {exc.pos}); send a JSON object."
-        except (ValueError, RecursionError) as exc:
-            return f"arguments cannot be read ({type(exc).__name__}); send a plain JSON object."
-    if arguments is None:
-        arguments = {}
-    if not isinstance(arguments, Mapping):
-        return 'arguments must be a JSON object such as {"action": "list"}.'
-    unknown = sorted(describe(k) for k in arguments if k not in _KNOWN)
-    if unknown:
-        return f"unknown argument(s) {', '.join(unknown)}; use {', '.join(sorted(_KNOWN))}."
-    return arguments
+    return tool_arguments(arguments, _KNOWN, 'a JSON object such as {"action": "list"}')
