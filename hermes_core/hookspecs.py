@@ -28,6 +28,7 @@ development). Implementations may accept any subset of a hook's arguments, by na
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from hermes_core.markers import hookspec
@@ -155,7 +156,7 @@ def scan_threat(content: str, scope: str) -> list[Finding] | None:
 # --- sessions --------------------------------------------------------------------------
 
 
-@_policy("first_result", "0.2.0")
+@_policy("first_result", "0.2.0", stop_on_error=True)
 @hookspec(firstresult=True)
 def session_store() -> Any | None:
     """Open the session store this home uses (spec 40 §1).
@@ -169,8 +170,28 @@ def session_store() -> Any | None:
         to let the next implementation answer. The host closes it on shutdown.
 
     Policy: ``first_result``; the built-in SQLite store (``$HERMES_HOME/state.db``, or
-    ``sessions.db_path``) runs last and always answers. An implementation that raises is
-    reported and the next one is asked; with ``plugins.strict`` the error propagates.
+    ``sessions.db_path``) runs last and answers when ``sessions.backend`` is ``sqlite``; the
+    ``postgres`` plugin answers for ``postgres``. An implementation that raises ends the call
+    (its error is the host's error): a store that cannot open must never be replaced by
+    another one, which would split a user's sessions in two.
+    """
+
+
+@_policy("first_result", "0.3.0", stop_on_error=True)
+@hookspec(firstresult=True)
+def memory_documents(home: Path) -> Any | None:
+    """Open where ``MEMORY.md`` / ``USER.md`` and their staged writes are kept (spec 20).
+
+    Called when a memory store is built for ``home`` (a session, a background review, the
+    ``memory`` commands). The built-in file layout (``home/memories``, ``home/pending``)
+    answers last when ``memory.backend`` is ``files``; the ``postgres`` plugin answers for
+    ``postgres`` (rows per user with a version column, shared by every host).
+
+    :return: an object implementing :class:`hermes_core.memory.documents.MemoryDocuments`,
+        or ``None`` to let the next implementation answer.
+
+    Policy: ``first_result``; an implementation that raises ends the call (never a fallback
+    to another place, which would lose writes).
     """
 
 

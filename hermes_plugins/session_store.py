@@ -26,8 +26,10 @@ class SessionStorePlugin:
         self.context = context
 
     @hookimpl(trylast=True)
-    def session_store(self) -> SessionStore:
+    def session_store(self) -> SessionStore | None:
         from hermes_core.sessions.sqlite import SQLiteSessionStore
 
         settings = self.context.settings.sessions
+        if settings.backend != "sqlite":
+            return None  # another backend's plugin answers (never a silent fallback here)
         return SQLiteSessionStore(db_path(self.context.home, settings.db_path))

@@ -213,11 +213,32 @@ def _cross_checks(settings: Settings, loaded: LoadedConfig, problems: list[str])
             f"less than model.context_length ({model.context_length}): it is the output "
             "reservation taken from the window"
         )
+    _backend_checks(settings, loaded, problems)
     if settings.compression.micro_compact:
         source = loaded.source_of("compression.micro_compact")
         problems.append(
             f"{source.detail or source.kind}: compression.micro_compact: the rolling per-turn "
             "summary is not available in this version; remove the key or set it to false"
+        )
+
+
+def _backend_checks(settings: Settings, loaded: LoadedConfig, problems: list[str]) -> None:
+    """A PostgreSQL backend needs a database to talk to."""
+    sessions = settings.sessions
+    chosen = [
+        key
+        for key, value in (
+            ("sessions.backend", sessions.backend),
+            ("memory.backend", settings.memory.backend),
+        )
+        if value == "postgres"
+    ]
+    if chosen and not (sessions.dsn or sessions.dsn_env):
+        source = loaded.source_of(chosen[0])
+        problems.append(
+            f"{source.detail or source.kind}: {chosen[0]}: postgres needs a database: set "
+            "sessions.dsn (postgresql://user@host:5432/db, no password) or sessions.dsn_env "
+            "(the environment variable holding the connection string)"
         )
 
 

@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 TokenizerMode = Literal["auto", "tiktoken", "estimate"]
 WriteApproval = Literal["allow", "stage", "block"]
+SessionBackend = Literal["sqlite", "postgres"]
+MemoryBackend = Literal["files", "postgres"]
 
 
 def setting(
@@ -171,6 +173,11 @@ class MemorySettings:
     prefetch_timeout: float = setting(
         8.0, "Seconds an external provider may take to recall.", minimum=0.1
     )
+    backend: MemoryBackend = setting(
+        "files",
+        "`files` keeps MEMORY.md / USER.md under the home (one machine); `postgres` keeps them "
+        "as rows in the database of `sessions.dsn`, so several hosts share one user's memory.",
+    )
 
 
 @dataclass
@@ -199,10 +206,39 @@ class ReferencesSettings:
 
 @dataclass
 class SessionsSettings:
-    """The SQLite session store (spec 40 §1)."""
+    """The session store (spec 40 §1): SQLite on one machine, PostgreSQL for many."""
 
     enabled: bool = setting(True, "Persist sessions and messages to the store.")
-    db_path: str = setting("", "Store path, relative to the home (empty: `state.db`).")
+    backend: SessionBackend = setting(
+        "sqlite",
+        "`sqlite`: the file `db_path` (one machine); `postgres`: the database of `dsn`, shared "
+        "by every host (needs the `postgres` extra).",
+    )
+    db_path: str = setting(
+        "", "SQLite store path, relative to the home (empty: `state.db`)."
+    )
+    dsn: str = setting(
+        "",
+        "PostgreSQL connection string without a password (`postgresql://hermes@db:5432/hermes`); "
+        "give the password through libpq (`PGPASSWORD`, `~/.pgpass`) or the whole string "
+        "through `dsn_env`.",
+    )
+    dsn_env: str = setting(
+        "",
+        "Name of the environment variable holding the connection string (`dsn: {$env: NAME}` "
+        "sets it); wins over `dsn`.",
+        secret_env=True,
+    )
+    pool_size: int = setting(
+        4, "Most PostgreSQL connections one host process keeps open.", minimum=1, maximum=100
+    )
+    timeout: float = setting(
+        10.0,
+        "Seconds a PostgreSQL connect, a wait for a pooled connection and each statement may "
+        "take before the call fails (and is retried where that is safe).",
+        minimum=0.1,
+        maximum=600,
+    )
 
 
 @dataclass

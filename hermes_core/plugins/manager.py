@@ -127,7 +127,14 @@ class PluginHost:
         provider = settings.memory.provider
         if provider and provider not in names:
             names.append(provider)
+        if _STORAGE_BACKEND not in names and _STORAGE_BACKEND in self._backends():
+            names.append(_STORAGE_BACKEND)
         return names
+
+    def _backends(self) -> set[str]:
+        """The storage backends the config picks (``sessions.backend``, ``memory.backend``)."""
+        settings = self.config.settings
+        return {settings.sessions.backend, settings.memory.backend}
 
     def _spec_for(self, name: str) -> PluginSpec:
         entry_point = find_entry_point(name)
@@ -136,7 +143,9 @@ class PluginHost:
         return spec_from_entry_point(entry_point, role=self._role(name))
 
     def _role(self, name: str) -> str:
-        return "memory provider" if name == self.config.settings.memory.provider else "plugin"
+        if name == self.config.settings.memory.provider:
+            return "memory provider"
+        return "storage backend" if name in self._backends() else "plugin"
 
     def _load_isolated(self, name: str, get_spec: Callable[[], PluginSpec]) -> None:
         try:
@@ -144,13 +153,22 @@ class PluginHost:
             self.register(spec.build(self._context(spec.name)), spec=spec)
         except ConfigError:
             raise
-        except MissingExtraError as exc:
-            self._load_failed(name, exc, f"missing-extra: {exc.install_hint}")
         except PluginLoadError as exc:
-            self._load_failed(name, exc, f"error: {exc}")
+            self._backend_must_load(name, exc)
+            missing = isinstance(exc, MissingExtraError)
+            self._load_failed(
+                name, exc, f"missing-extra: {exc.install_hint}" if missing else f"error: {exc}"
+            )
         except Exception as exc:  # noqa: BLE001 - a plugin's own bug must not stop the host
             failure = PluginLoadError(f"plugin '{name}' failed to start: {exc}")
+            self._backend_must_load(name, failure)
             self._load_failed(name, failure, f"error: {failure}", cause=exc)
+
+    def _backend_must_load(self, name: str, exc: PluginLoadError) -> None:
+        """A storage backend that cannot load stops the host: falling back to another store
+        would split one user's state in two."""
+        if self._role(name) == "storage backend":
+            raise ConfigError(f"{_backend_keys(self.config.settings, name)}: {exc}") from exc
 
     def _load_failed(
         self, name: str, exc: PluginLoadError, status: str, cause: BaseException | None = None
@@ -274,6 +292,23 @@ class PluginHost:
     def call_errors(self) -> list[PluginCallError]:
         """Every isolated implementation failure so far, oldest first."""
         return self.caller.call_errors
+
+
+#: the entry point that serves ``sessions.backend: postgres`` and ``memory.backend: postgres``
+_STORAGE_BACKEND = "postgres"
+
+
+def _backend_keys(settings: Settings, name: str) -> str:
+    """Which settings asked for the storage backend ``name`` (for its error)."""
+    keys = [
+        key
+        for key, value in (
+            ("sessions.backend", settings.sessions.backend),
+            ("memory.backend", settings.memory.backend),
+        )
+        if value == name
+    ]
+    return " and ".join(f"{key}: {name}" for key in keys)
 
 
 def _same(spec: PluginSpec) -> PluginSpec:

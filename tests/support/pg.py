@@ -1,0 +1,80 @@
+"""A throw-away PostgreSQL database per test, on this machine's real server.
+
+``HERMES_TEST_PG_ADMIN`` (default ``postgresql://postgres@127.0.0.1:5432/postgres``) is the
+maintenance connection used to create and drop databases. Without psycopg (the core-only test
+environment) the PostgreSQL tests skip; with ``HERMES_POSTGRES_REQUIRED=1`` (set by tox's
+py3-all) a server that does not answer fails them instead of skipping them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+ADMIN_DSN = os.environ.get(
+    "HERMES_TEST_PG_ADMIN", "postgresql://postgres@127.0.0.1:5432/postgres"
+)
+
+
+def _psycopg():  # type: ignore[no-untyped-def]
+    try:
+        import psycopg
+    except ImportError:
+        pytest.skip("psycopg is not installed (the postgres extra)")
+    return psycopg
+
+
+def dsn_for(database: str) -> str:
+    """The admin connection string pointed at ``database``."""
+    base, _, _ = ADMIN_DSN.rpartition("/")
+    return f"{base}/{database}"
+
+
+def require_server() -> None:
+    """Skip (or fail, when required) unless the server answers."""
+    psycopg = _psycopg()
+    try:
+        with psycopg.connect(ADMIN_DSN, connect_timeout=5, autocommit=True) as conn:
+            conn.execute("SELECT 1")
+    except psycopg.Error as exc:
+        message = f"PostgreSQL at {ADMIN_DSN} does not answer: {exc}"
+        if os.environ.get("HERMES_POSTGRES_REQUIRED") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+def create_database(prefix: str = "hc_test") -> str:
+    """A new empty database; returns its name."""
+    psycopg = _psycopg()
+    name = f"{prefix}_{os.getpid()}_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(ADMIN_DSN, connect_timeout=5, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return name
+
+
+def drop_database(name: str) -> None:
+    psycopg = _psycopg()
+    with psycopg.connect(ADMIN_DSN, connect_timeout=5, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextlib.contextmanager
+def fresh_database(prefix: str = "hc_test") -> Iterator[str]:
+    """Create a database, yield its connection string, drop it afterwards."""
+    require_server()
+    name = create_database(prefix)
+    try:
+        yield dsn_for(name)
+    finally:
+        drop_database(name)
+
+
+@pytest.fixture
+def pg_dsn() -> Iterator[str]:
+    """The connection string of a fresh database, dropped after the test."""
+    with fresh_database() as dsn:
+        yield dsn
