@@ -82,6 +82,46 @@ def run_check(args: argparse.Namespace) -> int:
         counts[source.kind] = counts.get(source.kind, 0) + 1
     summary = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
     active = [r.name for r in host.plugins.records.values() if r.status == "active"]
+    database = _database_line(loaded)
     print(f"config OK: {loaded.path or 'defaults only'} ({summary})")
     print(f"plugins: {', '.join(active) or 'none'}")
+    if database:
+        print(database)
     return EXIT_OK
+
+
+def _database_line(loaded: LoadedConfig) -> str:
+    """Connect once to the PostgreSQL database a backend uses (reads nothing, writes nothing);
+    an unreachable database is a configuration problem, reported before any host relies on
+    it."""
+    settings = loaded.settings
+    users = [
+        key
+        for key, value in (
+            ("sessions.backend", settings.sessions.backend if settings.sessions.enabled else ""),
+            ("memory.backend", settings.memory.backend),
+        )
+        if value == "postgres"
+    ]
+    if not users:
+        return ""
+    from hermes_core.errors import HermesError
+    from hermes_plugins.postgres.database import Database, dsn_from
+
+    try:
+        database = Database(
+            dsn_from(settings.sessions, loaded.environ),
+            pool_size=1,
+            timeout=settings.sessions.timeout,
+            name="hermes-context config check",
+        )
+    except HermesError as exc:
+        raise CommandError(f"{' and '.join(users)}: {exc}", exit_code=EXIT_USAGE) from None
+    try:
+        version = database.run(
+            lambda conn: conn.execute("SHOW server_version").fetchone(), idempotent=True
+        )
+    finally:
+        database.release()
+    server = version[0] if version else "?"
+    return f"database: PostgreSQL {server} at {database.where} answers ({', '.join(users)})"

@@ -152,6 +152,8 @@ def _apply_mapping(
                 if not _secret_reference(target, fields, key, value, dotted):
                     problem(dotted, _unknown_key_hint(key, fields))
                 continue
+            if isinstance(value, Mapping) and _secret_reference(target, fields, key, value, dotted):
+                continue  # ``dsn: {$env: NAME}`` where both ``dsn`` and ``dsn_env`` exist
             tp = hints[key]
             if dataclasses.is_dataclass(tp):
                 if isinstance(value, Mapping):

@@ -214,9 +214,7 @@ class SessionsSettings:
         "`sqlite`: the file `db_path` (one machine); `postgres`: the database of `dsn`, shared "
         "by every host (needs the `postgres` extra).",
     )
-    db_path: str = setting(
-        "", "SQLite store path, relative to the home (empty: `state.db`)."
-    )
+    db_path: str = setting("", "SQLite store path, relative to the home (empty: `state.db`).")
     dsn: str = setting(
         "",
         "PostgreSQL connection string without a password (`postgresql://hermes@db:5432/hermes`); "

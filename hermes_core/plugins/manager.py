@@ -155,10 +155,12 @@ class PluginHost:
             raise
         except PluginLoadError as exc:
             self._backend_must_load(name, exc)
-            missing = isinstance(exc, MissingExtraError)
-            self._load_failed(
-                name, exc, f"missing-extra: {exc.install_hint}" if missing else f"error: {exc}"
+            status = (
+                f"missing-extra: {exc.install_hint}"
+                if isinstance(exc, MissingExtraError)
+                else f"error: {exc}"
             )
+            self._load_failed(name, exc, status)
         except Exception as exc:  # noqa: BLE001 - a plugin's own bug must not stop the host
             failure = PluginLoadError(f"plugin '{name}' failed to start: {exc}")
             self._backend_must_load(name, failure)

@@ -12,6 +12,7 @@ answer was lost may have landed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import threading
@@ -96,7 +97,7 @@ class Database:
         self._lock = threading.Lock()
         try:
             kwargs: dict[str, Any] = {
-                "connect_timeout": max(1, int(round(self.timeout))),
+                "connect_timeout": max(1, round(self.timeout)),
                 "application_name": name,
                 "options": f"-c statement_timeout={statement_ms}",
                 "autocommit": False,
@@ -116,7 +117,7 @@ class Database:
                 name=name,
             )
             self.pool.open(wait=True, timeout=self.timeout)
-        except PoolTimeout as exc:
+        except PoolTimeout:
             self._close_quietly()
             raise DatabaseUnavailable(
                 f"cannot reach PostgreSQL at {self.where} within {self.timeout:g} s: is the "
@@ -153,10 +154,8 @@ class Database:
     def _close_quietly(self) -> None:
         pool = getattr(self, "pool", None)
         if pool is not None:
-            try:
+            with contextlib.suppress(Exception):  # closing must not hide the real error
                 pool.close(timeout=self.timeout)
-            except Exception:  # noqa: BLE001 - closing must not raise over the real error
-                pass
 
     # --- work -------------------------------------------------------------------------------
 

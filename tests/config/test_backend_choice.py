@@ -1,0 +1,77 @@
+"""Choosing a storage backend: the postgres plugin loads only when asked, its missing extra is
+a configuration error, and nothing ever falls back to the SQLite file instead."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hermes_core import Hermes
+from hermes_core.errors import SessionError
+
+DSN = "postgresql://hermes@127.0.0.1:1/hermes"  # never reached in these tests
+
+
+def test_postgres_is_not_loaded_for_the_default_backends(tmp_path: Path) -> None:
+    with Hermes.from_config({}, home=tmp_path) as host:
+        assert "postgres" not in host.plugins.records
+
+
+def test_missing_extra_is_a_configuration_error(tmp_path: Path) -> None:
+    """Without psycopg (as in a core-only install) the host refuses to start and prints the
+    install line; run in a child so the block on psycopg cannot leak into other tests."""
+    code = f"""
+import sys
+for name in [n for n in sys.modules if n.startswith(("psycopg", "hermes_plugins.postgres"))]:
+    del sys.modules[name]
+sys.modules["psycopg"] = None
+from hermes_core import Hermes
+from hermes_core.errors import ConfigError
+for key in ("sessions", "memory"):
+    try:
+        Hermes.from_config({{key: {{"backend": "postgres"}}, "sessions": {{"dsn": {DSN!r}}}}}
+                           if key == "memory" else
+                           {{"sessions": {{"backend": "postgres", "dsn": {DSN!r}}}}},
+                           home={str(tmp_path)!r})
+    except ConfigError as exc:
+        print(key, "REFUSED", exc)
+    else:
+        print(key, "STARTED")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert len(lines) == 2, done.stdout
+    for key, line in zip(("sessions", "memory"), lines, strict=True):
+        assert line.startswith(f"{key} REFUSED"), line
+        assert f"{key}.backend: postgres" in line
+        assert "pip install 'hermes-context[postgres]'" in line
+
+
+def test_a_disabled_backend_is_never_replaced_by_sqlite(tmp_path: Path) -> None:
+    config = {
+        "sessions": {"backend": "postgres", "dsn": DSN},
+        "plugins": {"disabled": ["postgres"]},
+    }
+    with (
+        Hermes.from_config(config, home=tmp_path) as host,
+        pytest.raises(SessionError, match="no plugin answered session_store"),
+    ):
+        _ = host.session_store
+    assert not (tmp_path / "state.db").exists()
+
+
+def test_a_backend_that_cannot_open_is_the_hosts_error(tmp_path: Path) -> None:
+    pytest.importorskip("psycopg")
+    config = {"sessions": {"backend": "postgres", "dsn": DSN, "timeout": 1}}
+    with (
+        Hermes.from_config(config, home=tmp_path) as host,
+        pytest.raises(SessionError, match=r"cannot open PostgreSQL at hermes@127\.0\.0\.1:1/"),
+    ):
+        _ = host.session_store
+    assert not (tmp_path / "state.db").exists()
