@@ -20,6 +20,7 @@ from hermes_core.errors import SessionError
 from hermes_core.memory.calls import StuckCalls
 from hermes_core.plugins.loading import PluginSpec
 from hermes_core.plugins.manager import PluginHost
+from hermes_core.redact import redact
 from hermes_core.sessions.store import SessionStore
 
 if TYPE_CHECKING:
@@ -139,6 +140,10 @@ class Hermes:
                     ]
                     if failed and isinstance(failed[-1], SessionError):
                         raise failed[-1]  # the store's own reason: a damaged file, a newer schema
+                    if failed:
+                        raise SessionError(
+                            f"the session store could not open: {redact(str(failed[-1]))}"
+                        )
                     raise SessionError(
                         "no plugin answered session_store (is the built-in session_store "
                         "plugin disabled?); enable one, or set sessions.enabled: false"

@@ -281,11 +281,16 @@ class Session(CompactionSteps, AsyncTwins):
 
     def _absorb(self, messages: list[Message], *, with_recall: bool) -> None:
         """Take in what is new in the host's list (persisted in one transaction). When
-        another process wrote to the session meanwhile, reload it and decide again."""
+        another process wrote to the session meanwhile, reload it and decide again: what the
+        host added to the view it held goes after the other process's rows (never over them),
+        and what that process already stored is not stored twice."""
         try:
             self._absorb_once(messages, with_recall=with_recall)
         except StaleSessionError:
+            start = self._new_start(messages)  # against the view this host held
             self._reload()
+            if start is not None and self._new_start(messages) is None:
+                messages = self.view.rebased(messages[start:], start)
             self._absorb_once(messages, with_recall=with_recall)
 
     def _reload(self) -> None:

@@ -15,9 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-ADMIN_DSN = os.environ.get(
-    "HERMES_TEST_PG_ADMIN", "postgresql://postgres@127.0.0.1:5432/postgres"
-)
+ADMIN_DSN = os.environ.get("HERMES_TEST_PG_ADMIN", "postgresql://postgres@127.0.0.1:5432/postgres")
 
 
 def _psycopg():  # type: ignore[no-untyped-def]

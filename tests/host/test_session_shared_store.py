@@ -1,0 +1,72 @@
+"""Two hosts serving one session through one store (a load balancer in front of both): a host
+that holds an older view of the session adds its turn after the other host's, never over it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hermes_core import Hermes
+
+
+def _hosts(tmp_path: Path) -> tuple[Hermes, Hermes]:
+    config = {"sessions": {"db_path": str(tmp_path / "shared.db")}}
+    return (
+        Hermes.from_config(config, home=tmp_path / "a"),
+        Hermes.from_config(config, home=tmp_path / "b"),
+    )
+
+
+def _contents(host: Hermes, session_id: str) -> list[str]:
+    store = host.session_store
+    assert store is not None
+    return [row.message["content"] for row in store.messages(session_id)]
+
+
+def test_alternating_hosts_with_open_sessions_keep_every_turn(tmp_path: Path) -> None:
+    first, second = _hosts(tmp_path)
+    with first, second:
+        sessions = [first.session("s1", user_id="alice"), second.session("s1", user_id="alice")]
+        expected = []
+        for turn in range(6):
+            session = sessions[turn % 2]
+            ask = {"role": "user", "content": f"question {turn}"}
+            session.prepare([*session.messages, ask])
+            answer = {"role": "assistant", "content": f"answer {turn}"}
+            session.end_turn([*session.messages, answer])
+            expected += [f"question {turn}", f"answer {turn}"]
+        assert _contents(first, "s1") == expected
+        # the host that served turn 4 last catches up with turn 5 on its next call
+        lagging = sessions[0]
+        lagging.prepare([*lagging.messages, {"role": "user", "content": "question 6"}])
+        assert [m["content"] for m in lagging.messages] == [*expected, "question 6"]
+
+
+def test_a_host_that_keeps_its_own_list_appends_after_the_other_host(tmp_path: Path) -> None:
+    first, second = _hosts(tmp_path)
+    with first, second:
+        mine: list[dict[str, str]] = []
+        a = first.session("s2", user_id="bob")
+        mine.append({"role": "user", "content": "one"})
+        a.prepare(mine)
+        mine.append({"role": "assistant", "content": "reply one"})
+        a.end_turn(mine)
+        b = second.session("s2", user_id="bob")
+        b.prepare([*b.messages, {"role": "user", "content": "two"}])
+        b.end_turn([*b.messages, {"role": "assistant", "content": "reply two"}])
+        mine.append({"role": "user", "content": "three"})  # the first host's list is stale
+        a.prepare(mine)
+        assert _contents(first, "s2") == ["one", "reply one", "two", "reply two", "three"]
+
+
+def test_the_same_request_served_twice_is_stored_once(tmp_path: Path) -> None:
+    first, second = _hosts(tmp_path)
+    with first, second:
+        a = first.session("s3", user_id="carol")
+        b = second.session("s3", user_id="carol")
+        a.prepare([{"role": "user", "content": "hello"}])
+        a.end_turn([*a.messages, {"role": "assistant", "content": "hi"}])
+        b.prepare([{"role": "user", "content": "hello"}])  # b opened before a stored anything
+        retry = {"role": "user", "content": "and now?"}
+        a.prepare([*a.messages, retry])
+        b.prepare([*b.messages, retry])  # a retry of the same request on the other host
+        assert _contents(first, "s3") == ["hello", "hi", "and now?"]
