@@ -265,7 +265,8 @@ class Session(CompactionSteps, AsyncTwins):
             try:
                 self.state.review = self.review.close(self.state.review, self.messages)
                 self.memory.end(self.info)
-                self._save_state()
+                if self.store is None or self.store.last_seq(self.session_id) == self._last_seq:
+                    self._save_state()  # else another host served it since: its state is newer
                 if self.store is not None:
                     self.store.end_session(self.session_id, "closed")
             finally:

@@ -70,3 +70,19 @@ def test_the_same_request_served_twice_is_stored_once(tmp_path: Path) -> None:
         a.prepare([*a.messages, retry])
         b.prepare([*b.messages, retry])  # a retry of the same request on the other host
         assert _contents(first, "s3") == ["hello", "hi", "and now?"]
+
+
+def test_closing_an_older_view_keeps_the_other_hosts_state(tmp_path: Path) -> None:
+    first, second = _hosts(tmp_path)
+    with first, second:
+        a = first.session("s4", user_id="dan")
+        a.prepare([{"role": "user", "content": "one"}])
+        b = second.session("s4", user_id="dan")
+        b.prepare([*b.messages, {"role": "user", "content": "two"}])
+        store = second.session_store
+        assert store is not None
+        before = store.get_session("s4", user_id="dan")
+        a.close()  # a's view ends at "one"; b has stored more since
+        after = store.get_session("s4", user_id="dan")
+        assert before is not None and after is not None
+        assert after.state == before.state
