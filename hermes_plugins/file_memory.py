@@ -4,14 +4,22 @@ Thin on purpose: the store, snapshot, approval and tool live in :mod:`hermes_cor
 This class binds them to sessions: each session gets the snapshot frozen when it started
 (writes during the session do not change the prompt, so the provider's prefix cache stays
 valid) and a tool bound to the session's user, so one user's profile never reaches another.
+
+Where the blocks live is asked of the host (the ``memory_documents`` hook), which this plugin
+answers last, with the home's files, when ``memory.backend`` is ``files``; with ``postgres``
+the same blocks and tool are served from the rows the postgres plugin answers with.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+from hermes_core.errors import MemoryStoreError
 from hermes_core.markers import hookimpl
+from hermes_core.memory.documents import MemoryDocuments, checked_documents
+from hermes_core.memory.file_documents import FileMemoryDocuments
 from hermes_core.memory.home import open_writer
 from hermes_core.memory.snapshot import Scanner
 from hermes_core.memory.tool import MEMORY_TOOL_SCHEMA, MemoryTool
@@ -39,13 +47,27 @@ class FileMemoryPlugin:
 
         return strict
 
+    def _documents(self, home: Path) -> MemoryDocuments:
+        """The host's answer to ``memory_documents`` (outside a host: the home's files)."""
+        opener = self.context.memory_documents
+        if opener is not None:
+            return checked_documents(opener(home))
+        backend = self.context.settings.memory.backend
+        if backend != "files":
+            raise MemoryStoreError(f"memory.backend: {backend} needs a host to open it")
+        return FileMemoryDocuments.for_home(home)
+
     def _tool(self, session: SessionInfo) -> MemoryTool:
         key = (session.session_id, session.user_id)
         tool = self._tools.get(key)
         if tool is None:
             home = session.home or self.context.home
             writer = open_writer(
-                home, self.context.settings, user_id=session.user_id, scanner=self._scanner()
+                home,
+                self.context.settings,
+                user_id=session.user_id,
+                scanner=self._scanner(),
+                documents=self._documents(home),
             )
             tool = self._tools[key] = MemoryTool(writer)
         return tool
@@ -53,6 +75,13 @@ class FileMemoryPlugin:
     def _enabled(self) -> bool:
         memory = self.context.settings.memory
         return memory.memory_enabled or memory.user_profile_enabled
+
+    @hookimpl(trylast=True)
+    def memory_documents(self, home: Path) -> FileMemoryDocuments | None:
+        """The home's files, when ``memory.backend`` is ``files``."""
+        if self.context.settings.memory.backend != "files":
+            return None
+        return FileMemoryDocuments.for_home(home)
 
     @hookimpl(trylast=True)
     def memory_session_start(self, session: SessionInfo) -> None:

@@ -2,7 +2,9 @@
 
 Writes go through the same store, scanner and approval mode as the agent's ``memory`` tool
 (origin ``cli``), so a person at a terminal cannot plant what the agent could not. A refused
-write exits 1 with the reason on stderr and leaves the file as it was.
+write exits 1 with the reason on stderr and leaves the text as it was. The blocks are where
+the host keeps them (``memory.backend``: the home's files, or rows in PostgreSQL), and what
+is printed about a location names that place.
 
 Nothing from a memory file or a staged record reaches the terminal raw: control characters
 and bidirectional overrides (refused on write, but a file can be edited by hand) are printed
@@ -14,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import sys
 import time
 from collections.abc import Iterator
@@ -87,8 +88,11 @@ def _writer(args: argparse.Namespace, user_id: str | None = None) -> Iterator[Me
         def strict(text: str) -> list[Finding]:
             return host.plugins.scan_threat(text, "strict")
 
+        documents = host.memory_documents()
         try:
-            writer = open_writer(host.home, host.settings, user_id=user_id, scanner=strict)
+            writer = open_writer(
+                host.home, host.settings, user_id=user_id, scanner=strict, documents=documents
+            )
         except ValueError as exc:  # a user id that cannot name a directory
             raise CommandError(f"--user: {exc}", EXIT_USAGE) from None
         yield writer
@@ -104,9 +108,8 @@ def _show(args: argparse.Namespace, writer: MemoryWriter) -> int:
     targets = [args.target] if args.target else list(TARGETS)
     if args.raw:
         for target in targets:
-            path = store.path(target)
             text = store.raw(target)
-            _say(f"# {path}" + ("" if text else " (empty or missing)"))
+            _say(f"# {store.where(target)}" + ("" if text else " (empty or missing)"))
             if text:
                 _say(text.removeprefix("\ufeff"))
         return EXIT_OK
@@ -205,8 +208,11 @@ def run_review(args: argparse.Namespace) -> int:
 
 
 def run_reset(args: argparse.Namespace) -> int:
-    with _writer(args, args.user) as writer:
-        store = writer.store
+    with _writer(args, args.user) as writer:  # the documents stay open while it runs
+        return _reset(args, writer.store)
+
+
+def _reset(args: argparse.Namespace, store: MemoryStore) -> int:
     targets = list(TARGETS) if args.target == "all" else [args.target]
     for target in [t for t in targets if store.shared(t)]:
         note = _shared_note(store, target)
@@ -216,15 +222,14 @@ def run_reset(args: argparse.Namespace) -> int:
         targets.remove(target)
     found = []
     for target in targets:
-        path = store.path(target)
-        real = store.real_path(target)  # a link out of the home is refused here, before asking
-        if os.path.lexists(path):
+        # a link out of the home is refused here, before asking
+        line = store.documents.reset_preview(target, store.scope(target))
+        if line is not None:
             found.append(target)
-            size = real.stat().st_size if real.exists() else 0
-            link = f"; a link to {real}, which is kept" if path.is_symlink() else ""
-            _say(f"will delete {path} ({size:,} bytes; a .bak copy is kept{link})")
+            _say(f"will delete {line}")
     if not found:
-        _err("nothing to reset: no memory files")
+        kept = "files" if store.documents.kind == "files" else f"in {store.documents.kind}"
+        _err(f"nothing to reset: no memory {kept}")
         return EXIT_OK
     if not args.yes:
         _err("type yes to delete: ", end="", flush=True)
@@ -245,7 +250,7 @@ def run_reset(args: argparse.Namespace) -> int:
 
 def _shared_note(store: MemoryStore, target: str) -> str:
     return (
-        f"{store.path(target)} is shared by every user of this home (memory.per_user_memory is "
+        f"{store.where(target)} is shared by every user of this home (memory.per_user_memory is "
         f"false): it holds other users' entries, so it is not reset for --user "
         f"{store.user_id}. To reset it for everyone, run `hermes-context memory reset --target "
         "memory` without --user."

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from hermes_core.host.events import EventListener
     from hermes_core.host.session import Session
+    from hermes_core.memory.documents import MemoryDocuments
 
 
 log = logging.getLogger("hermes_context.host")
@@ -155,6 +156,18 @@ class Hermes:
                     )
                 self._store = store
             return self._store
+
+    def memory_documents(self, home: str | os.PathLike[str] | None = None) -> MemoryDocuments:
+        """Where the memory of ``home`` (default: this host's) is kept: the answer of the
+        ``memory_documents`` hook (files under the home, or rows in PostgreSQL). Raises
+        :class:`~hermes_core.errors.MemoryStoreError` (or the backend's own error) when no
+        plugin answers; memory is never silently kept somewhere else."""
+        from hermes_core.memory.documents import checked_documents
+
+        if self._closed:
+            raise SessionError("this Hermes is closed; create a new one")
+        where = self.home if home is None else Path(home)
+        return checked_documents(self.plugins.memory_documents(where))
 
     def close(self) -> None:
         """Shut plugins down in reverse order, then close the store; safe to call twice."""

@@ -78,7 +78,13 @@ class SessionReview:
         if memory.memory_enabled or memory.user_profile_enabled:
             home = info.home or host.home
             scan = strict_scanner(host)
-            writer = open_writer(home, self.settings, user_id=info.user_id, scanner=scan)
+            writer = open_writer(
+                home,
+                self.settings,
+                user_id=info.user_id,
+                scanner=scan,
+                documents=host.memory_documents(home),
+            )
             tool = MemoryTool(writer, origin="background_review")
             handlers["memory"], schemas = tool.handle, [MEMORY_TOOL_SCHEMA]
         if skill_tool is not None:

@@ -10,15 +10,12 @@ proposes to replace or remove is always staged.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from hermes_core.errors import MemoryStoreError
-from hermes_core.memory.entries import TARGET_FILES
-from hermes_core.memory.files import atomic_write, read_text
-from hermes_core.memory.records import RecordDirectory
+from hermes_core.memory.documents import Claim, StagedWrites
+from hermes_core.memory.staged import ORIGINS, STAGED_ACTIONS, PendingWrite, PendingWrites
 from hermes_core.memory.store import MemoryStore, Result
 
 __all__ = [
@@ -31,68 +28,7 @@ __all__ = [
 ]
 
 Origin = Literal["assistant_tool", "background_review", "cli"]
-ORIGINS: Final = ("assistant_tool", "background_review", "cli")
-_ACTIONS: Final = ("add", "replace", "remove", "batch")
-
-
-@dataclass
-class PendingWrite:
-    """One staged write, as stored in ``pending/memory/<id>.json``."""
-
-    id: str
-    action: str  # add | replace | remove | batch
-    target: str
-    origin: str
-    created: float
-    content: str | None = None
-    old_text: str | None = None
-    selected: str | None = None  # the exact entry a replace/remove picked when staged
-    operations: list[dict[str, Any]] = field(default_factory=list)  # batch: with "selected"
-    user_id: str | None = None
-
-
-def _record_problem(record: PendingWrite, pending_id: str) -> str | None:
-    """What is wrong with a record read from disk (it may have been edited), or None."""
-    if record.id != pending_id:
-        return "its id does not match its file name"
-    if record.action not in _ACTIONS or record.target not in TARGET_FILES:
-        return "unknown action or target"
-    if not isinstance(record.created, (int, float)) or isinstance(record.created, bool):
-        return "its time is not a number"
-    texts = (record.content, record.old_text, record.selected, record.user_id)
-    if not all(t is None or isinstance(t, str) for t in texts) or record.user_id == "":
-        return "a text field is not a string"
-    if record.origin not in ORIGINS:
-        return "unknown origin"
-    ops = record.operations
-    if not isinstance(ops, list) or not all(isinstance(op, dict) for op in ops):
-        return "its operations are not a list of objects"
-    if (record.action == "batch") != bool(ops):
-        return "its operations do not match its action"
-    return None
-
-
-class PendingWrites(RecordDirectory[PendingWrite]):
-    """The staged records of one home (``$HERMES_HOME/pending/memory``)."""
-
-    command = "memory"
-
-    def add(self, record: PendingWrite) -> None:
-        atomic_write(self.path(record.id), json.dumps(asdict(record), ensure_ascii=False, indent=1))
-
-    def get(self, pending_id: str) -> PendingWrite:
-        """The record; KeyError (with what to do) when it is missing or unreadable."""
-        path = self.path(pending_id)
-        try:
-            text = read_text(path)  # never through a symbolic link
-            if text is None:
-                raise KeyError(f"no pending write {pending_id} (see `memory pending`)")
-            record = PendingWrite(**json.loads(text))
-            if problem := _record_problem(record, pending_id):
-                raise ValueError(problem)
-            return record
-        except (MemoryStoreError, ValueError, TypeError) as exc:
-            raise KeyError(f"pending write {pending_id} cannot be read ({exc}); reject it") from exc
+_ACTIONS: Final = STAGED_ACTIONS
 
 
 @dataclass(frozen=True)
@@ -132,12 +68,13 @@ def apply_request(store: MemoryStore, request: WriteRequest) -> Result:
 
 class MemoryWriter:
     """Every write goes through here: the approval mode decides whether it lands, is staged
-    or is refused. ``store_for(user_id)`` gives the store a staged write belongs to."""
+    or is refused. ``pending`` is where staged writes wait (default: the store's documents');
+    ``store_for(user_id)`` gives the store a staged write belongs to."""
 
     def __init__(
         self,
         store: MemoryStore,
-        pending: PendingWrites,
+        pending: StagedWrites | None = None,
         *,
         mode: str = "allow",
         store_for: Callable[[str | None], MemoryStore] | None = None,
@@ -145,7 +82,7 @@ class MemoryWriter:
         if mode not in ("allow", "stage", "block"):
             raise ValueError(f"write approval must be allow, stage or block, got {mode!r}")
         self.store = store
-        self.pending = pending
+        self.pending: StagedWrites = pending if pending is not None else store.documents.pending
         self.mode = mode
         self.store_for = store_for or (lambda _user: store)
 
@@ -205,13 +142,15 @@ class MemoryWriter:
         }
 
     def approve(self, pending_id: str) -> Result:
-        """Re-apply a staged write (scan and limits again) under the lock, to the exact entries
-        it selected; refused when one of them has changed since. Removed once applied."""
+        """Re-apply a staged write (scan and limits again) to the exact entries it selected;
+        refused when one of them has changed since. The record is consumed with the write
+        (see :class:`~hermes_core.memory.documents.Claim`): of many processes approving it at
+        once, exactly one applies it and the others are refused (``gone``)."""
         record = self.pending.get(pending_id)
         store = self.store_for(record.user_id)
-        result = store.batch(record.target, _approved_ops(record), exact=True)
+        claim = Claim(record, self.pending)
+        result = store.batch(record.target, _approved_ops(record), exact=True, claim=claim)
         if result.get("success"):
-            self.pending.delete(record.id)
             result["message"] = f"Pending write {record.id} applied."
         elif result.get("reason") == "changed":
             result["error"] = f"pending write {record.id}: {result['error']}"

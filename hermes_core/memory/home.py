@@ -1,8 +1,10 @@
-"""The file memory of a home directory, built from its settings.
+"""The memory of a home directory, built from its settings.
 
 Why: the plugin, the command line and tests all need "the store (and writer) for this home
 and this user, with these limits, gates, approval mode and scanner"; building it in one place
-keeps them from drifting apart.
+keeps them from drifting apart. Where the text lives comes from the host (the
+``memory_documents`` hook, :meth:`hermes_core.host.Hermes.memory_documents`); without it, the
+home's files.
 """
 
 from __future__ import annotations
@@ -10,28 +12,32 @@ from __future__ import annotations
 from pathlib import Path
 
 from hermes_core.config.settings import Settings
-from hermes_core.memory.approval import MemoryWriter, PendingWrites
+from hermes_core.memory.approval import MemoryWriter
+from hermes_core.memory.documents import MemoryDocuments
+from hermes_core.memory.file_documents import (
+    FileMemoryDocuments,
+    memory_directory,
+    pending_directory,
+)
 from hermes_core.memory.snapshot import Scanner
 from hermes_core.memory.store import MemoryStore
 
 __all__ = ["memory_directory", "open_store", "open_writer", "pending_directory"]
 
 
-def memory_directory(home: Path) -> Path:
-    return Path(home) / "memories"
-
-
-def pending_directory(home: Path) -> Path:
-    return Path(home) / "pending" / "memory"
-
-
 def open_store(
-    home: Path, settings: Settings, *, user_id: str | None = None, scanner: Scanner | None = None
+    home: Path,
+    settings: Settings,
+    *,
+    user_id: str | None = None,
+    scanner: Scanner | None = None,
+    documents: MemoryDocuments | None = None,
 ) -> MemoryStore:
-    """The store of ``home`` for ``user_id`` under ``settings.memory``."""
+    """The store of ``home`` for ``user_id`` under ``settings.memory``, kept in
+    ``documents`` (default: the home's files)."""
     memory = settings.memory
     return MemoryStore(
-        memory_directory(home),
+        documents if documents is not None else FileMemoryDocuments.for_home(home),
         memory_char_limit=memory.memory_char_limit,
         user_char_limit=memory.user_char_limit,
         scanner=scanner,
@@ -43,21 +49,27 @@ def open_store(
 
 
 def open_writer(
-    home: Path, settings: Settings, *, user_id: str | None = None, scanner: Scanner | None = None
+    home: Path,
+    settings: Settings,
+    *,
+    user_id: str | None = None,
+    scanner: Scanner | None = None,
+    documents: MemoryDocuments | None = None,
 ) -> MemoryWriter:
-    """The writer (approval mode included) of ``home`` for ``user_id``."""
-    store = open_store(home, settings, user_id=user_id, scanner=scanner)
+    """The writer (approval mode included) of ``home`` for ``user_id``; staged writes are
+    kept with the documents."""
+    if documents is None:
+        documents = FileMemoryDocuments.for_home(home)
+    store = open_store(home, settings, user_id=user_id, scanner=scanner, documents=documents)
 
     def store_for(other: str | None) -> MemoryStore:
-        return (
-            store
-            if other == user_id
-            else open_store(home, settings, user_id=other, scanner=scanner)
-        )
+        if other == user_id:
+            return store
+        return open_store(home, settings, user_id=other, scanner=scanner, documents=documents)
 
     return MemoryWriter(
         store,
-        PendingWrites(pending_directory(home)),
+        documents.pending,
         mode=settings.memory.write_approval,
         store_for=store_for,
     )

@@ -1,43 +1,43 @@
-"""The bounded file memory: add, replace, remove and batch writes to MEMORY.md and USER.md.
+"""The bounded memory: add, replace, remove and batch writes to MEMORY.md and USER.md.
 
 Why it looks like this: every operation answers a model (or a person) with a short result it
-can act on, and never raises for anything the caller sent; every write re-reads the file under
-a cross-process lock so that concurrent writers all land; a file edited by other means is
-never rewritten wholesale (drift), and a file that cannot be read is never treated as empty.
-Every file is reached through its real path inside the home (a link out of it is refused), so
-two paths to one file share one lock.
+can act on, and never raises for anything the caller sent; every write is decided on the text
+as it is now, under the storage's concurrency control (the file lock, or PostgreSQL's version
+column), so that concurrent writers all land; a text edited by other means is never
+rewritten wholesale (drift), and a text that cannot be read is never treated as empty. Where
+the text lives is :class:`~hermes_core.memory.documents.MemoryDocuments`' business: files
+under the home by default.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from hermes_core.errors import MemoryStoreError
+from hermes_core.memory.documents import (
+    Claim,
+    Decision,
+    MemoryDocuments,
+    StorageUnavailable,
+    UnsafeLocation,
+    scope_of,
+)
 from hermes_core.memory.entries import (
+    TARGET_FILES,
     entry_problem,
     normal_content,
     parse_entries,
     size_of,
     usage_text,
 )
-from hermes_core.memory.files import (
-    atomic_write,
-    backup_copy,
-    inside_home,
-    locked,
-    read_text,
-    remove_file,
-    remove_stale_temps,
-)
+from hermes_core.memory.file_documents import FileMemoryDocuments
 from hermes_core.memory.layout import (
     describe,
     safe_user_id,
     shared_target,
-    target_path,
     validate_target,
 )
 from hermes_core.memory.plan import Outcome, Plan, failure, plan_writes
@@ -66,7 +66,9 @@ def _default_scanner() -> Scanner:
 
 
 class MemoryStore:
-    """MEMORY.md and USER.md under ``directory`` (normally ``$HERMES_HOME/memories``).
+    """MEMORY.md and USER.md of one user: the files under ``directory`` (normally
+    ``$HERMES_HOME/memories``), or whatever :class:`MemoryDocuments` it is given instead
+    (the ``memory_documents`` hook's answer: rows in PostgreSQL, say).
 
     ``scanner`` takes text and returns findings (default: the built-in strict scanner);
     ``user_id`` selects ``users/<id>/USER.md`` (and ``MEMORY.md`` with ``per_user_memory``);
@@ -76,7 +78,7 @@ class MemoryStore:
 
     def __init__(
         self,
-        directory: str | Path,
+        directory: str | Path | MemoryDocuments,
         *,
         memory_char_limit: int = 2200,
         user_char_limit: int = 1375,
@@ -86,7 +88,13 @@ class MemoryStore:
         memory_enabled: bool = True,
         user_enabled: bool = True,
     ) -> None:
-        self.directory = Path(directory).expanduser()
+        if isinstance(directory, (str, Path)):
+            directory = FileMemoryDocuments(directory)
+        self.documents: MemoryDocuments = directory
+        #: the memory directory when the documents are files (None otherwise)
+        self.directory: Path | None = (
+            directory.directory if isinstance(directory, FileMemoryDocuments) else None
+        )
         self.limits = {"memory": int(memory_char_limit), "user": int(user_char_limit)}
         self.scan: Scanner = scanner if scanner is not None else _default_scanner()
         if user_id is not None:
@@ -97,32 +105,45 @@ class MemoryStore:
 
     # --- reading ----------------------------------------------------------------------------
 
-    def path(self, target: str) -> Path:
-        """The file of ``target`` for this store's user."""
+    def scope(self, target: str) -> str | None:
+        """Whose text ``target`` is for this store: the user's, or None (the shared one)."""
         if error := validate_target(target):
             raise ValueError(error)
-        return target_path(
-            self.directory, target, self.user_id, per_user_memory=self.per_user_memory
-        )
+        return scope_of(target, self.user_id, per_user_memory=self.per_user_memory)
+
+    def where(self, target: str) -> str:
+        """Where the text of ``target`` is kept, for a person (a path, or a row's key)."""
+        return self.documents.where(target, self.scope(target))
+
+    def path(self, target: str) -> Path:
+        """The file of ``target`` for this store's user (file documents only)."""
+        return self._files().path(target, self.scope(target))
 
     def real_path(self, target: str) -> Path:
         """Where the file of ``target`` really is (links followed); raises
-        :class:`MemoryStoreError` when that is outside the home."""
-        return inside_home(self.directory, self.path(target))
+        :class:`MemoryStoreError` when that is outside the home (file documents only)."""
+        return self._files().real_path(target, self.scope(target))
+
+    def _files(self) -> FileMemoryDocuments:
+        if not isinstance(self.documents, FileMemoryDocuments):
+            raise MemoryStoreError(
+                f"this memory is kept in {self.documents.kind}, not in files: use where()"
+            )
+        return self.documents
 
     def shared(self, target: str) -> bool:
-        """Whether ``target``'s file is shared with every other user of the home (``MEMORY.md``
-        of a store with a user id, unless ``per_user_memory``)."""
+        """Whether ``target``'s text is shared with every other user of the home
+        (``MEMORY.md`` of a store with a user id, unless ``per_user_memory``)."""
         return shared_target(target, self.user_id, per_user_memory=self.per_user_memory)
 
     def raw(self, target: str) -> str:
-        """The file's text as it is on disk ("" when missing); raises when unreadable (or
-        reached through a link out of the home)."""
-        return read_text(self.real_path(target)) or ""
+        """The text as it is stored ("" when missing); raises when unreadable (or reached
+        through a link out of the home)."""
+        return self.documents.read(target, self.scope(target)) or ""
 
     def entries(self, target: str) -> list[str]:
         """The entries of ``target`` (raw, unscanned); raises :class:`MemoryStoreError` when
-        the file exists but cannot be read."""
+        the text exists but cannot be read."""
         return parse_entries(self.raw(target))
 
     def usage(self, target: str) -> str:
@@ -138,14 +159,14 @@ class MemoryStore:
     def snapshot(self) -> str:
         """Both blocks as the system prompt shows them, entries rescanned ("" when empty).
 
-        A host freezes this at session start; writes made later reach the disk at once but
+        A host freezes this at session start; writes made later are stored at once but
         show up in the prompt only in the next session (the prompt-cache rule).
         """
         blocks = []
         for target in ("memory", "user"):
             try:
                 blocks.append(self.block(target))
-            except MemoryStoreError as exc:  # one unreadable file must not blank the other
+            except MemoryStoreError as exc:  # one unreadable text must not blank the other
                 log.warning("memory block left out of the prompt: %s", exc)
         return "\n\n".join(b for b in blocks if b)
 
@@ -166,35 +187,37 @@ class MemoryStore:
         return self._write(target, [{"action": "remove", "old_text": old_text}], batch=False)
 
     def batch(
-        self, target: str, operations: Sequence[Mapping[str, Any]], *, exact: bool = False
+        self,
+        target: str,
+        operations: Sequence[Mapping[str, Any]],
+        *,
+        exact: bool = False,
+        claim: Claim | None = None,
     ) -> Result:
         """Apply ``[{action, content?, old_text?}, ...]`` all or nothing: every content is
         scanned first, and only the final size is checked. ``exact``: each ``old_text`` must
-        equal an entry (how an approved write is re-applied)."""
+        equal an entry (how an approved write is re-applied); ``claim``: the staged record
+        this applies, consumed with the write (refused, ``gone``, once it is not staged)."""
         if not isinstance(operations, Sequence) or isinstance(operations, str) or not operations:
             return failure("invalid", "operations must be a non-empty list of {action, ...}.")
-        return self._write(target, operations, batch=True, exact=exact)
+        return self._write(target, operations, batch=True, exact=exact, claim=claim)
 
     def preview(
         self, target: str, operations: Sequence[Mapping[str, Any]], *, batch: bool
     ) -> Outcome:
-        """What these writes would do now, without the lock and without writing (used to
-        judge a write before staging it)."""
+        """What these writes would do now, without the concurrency control and without
+        writing (used to judge a write before staging it)."""
         ops = self._prepared(target, operations)
         if isinstance(ops, dict):
             return Outcome(ops)
         try:
-            real = self.real_path(target)
+            text = self.documents.read(target, self.scope(target))
         except MemoryStoreError as exc:
-            return Outcome(failure("unsafe_path", str(exc)))
-        try:
-            text = read_text(real)
-        except MemoryStoreError as exc:
-            return Outcome(failure("unreadable", str(exc)))
+            return Outcome(_refusal(exc))
         return plan_writes(self._plan(target), text, parse_entries(text or ""), ops, batch=batch)
 
     def check(self, target: str, operations: Sequence[Mapping[str, Any]]) -> Result | None:
-        """The refusal these writes would get before the file is touched (target, switched
+        """The refusal these writes would get before the text is touched (target, switched
         off, arguments, threat scan of every content), or None."""
         prepared = self._prepared(target, operations)
         return prepared if isinstance(prepared, dict) else None
@@ -237,76 +260,83 @@ class MemoryStore:
         *,
         batch: bool,
         exact: bool = False,
+        claim: Claim | None = None,
     ) -> Result:
-        """Check and scan outside the lock; then read, plan and write under it."""
+        """Check and scan first; then let the documents read, decide and store under their
+        concurrency control (the decision may run again if another writer got there first)."""
         ops = self._prepared(target, operations)
         if isinstance(ops, dict):
             return ops
-        path = self.path(target)
-        try:
-            real = self.real_path(target)
-        except MemoryStoreError as exc:
-            return failure("unsafe_path", str(exc))
-        try:
-            with locked(real):
-                remove_stale_temps(real)
-                text = read_text(real)
-                outcome = plan_writes(
-                    self._plan(target, exact), text, parse_entries(text or ""), ops, batch=batch
-                )
-                if outcome.new_text is not None:
-                    atomic_write(real, outcome.new_text)
-                elif outcome.result.get("reason") == "drift":
-                    outcome.result["error"] += _drift_copy(real)
-                return outcome.result
-        except MemoryStoreError as exc:
-            return failure("unreadable", str(exc))
-        except OSError as exc:
-            return failure(
-                "io", f"could not write {path}: {exc.strerror or exc}. Nothing was changed."
+        plan = self._plan(target, exact)
+
+        def decide(text: str | None) -> Decision[Result]:
+            outcome = plan_writes(plan, text, parse_entries(text or ""), ops, batch=batch)
+            result = outcome.result
+            return Decision(
+                result,
+                outcome.new_text,
+                keep_copy=result.get("reason") == "drift",
+                succeeded=bool(result.get("success")),
             )
 
+        try:
+            updated = self.documents.update(target, self.scope(target), decide, claim=claim)
+        except MemoryStoreError as exc:
+            return _refusal(exc)
+        except OSError as exc:
+            return failure(
+                "io",
+                f"could not write {self.where(target)}: {exc.strerror or exc}. "
+                "Nothing was changed.",
+            )
+        if updated is None:
+            assert claim is not None
+            return failure(
+                "gone",
+                f"pending write {claim.record.id} was applied, rejected or changed meanwhile "
+                "(by another process); nothing was changed. See `hermes-context memory "
+                "pending`.",
+            )
+        result = updated.value
+        if updated.copy_note:
+            result["error"] += updated.copy_note
+        return result
+
     def reset(self, target: str) -> Result:
-        """Delete the file of ``target`` after keeping a ``.bak`` copy; refused (nothing
-        deleted) when the copy cannot be made, or when the file is shared with other users
+        """Delete the text of ``target`` after keeping a whole copy; refused (nothing
+        deleted) when the copy cannot be made, or when the text is shared with other users
         (``MEMORY.md`` of a user's store without ``per_user_memory``). A symbolic link (inside
         the home) is removed itself; what it points to is left alone."""
         if error := validate_target(target):
             return failure("invalid", error)
-        path = self.path(target)
+        where = self.where(target)
         if self.shared(target):
             return failure(
                 "shared",
-                f"{path.name} is shared by every user of this home (memory.per_user_memory is "
-                f"false), so it is not reset for user {describe(self.user_id)}: other users' "
-                "entries are in it. Nothing was deleted. Remove single entries instead, or "
-                "reset it for everyone (without a user id).",
+                f"{TARGET_FILES[target]} is shared by every user of this home "
+                "(memory.per_user_memory is false), so it is not reset for user "
+                f"{describe(self.user_id)}: other users' entries are in it. Nothing was "
+                "deleted. Remove single entries instead, or reset it for everyone (without a "
+                "user id).",
             )
         try:
-            real = self.real_path(target)
+            removed = self.documents.reset(target, self.scope(target))
         except MemoryStoreError as exc:
-            return failure("unsafe_path", str(exc))
-        if not os.path.lexists(path):
-            return {"success": True, "done": True, "message": f"{path} does not exist."}
-        try:
-            with locked(real):
-                remove_stale_temps(real)
-                copy = backup_copy(real, always=True)
-                remove_file(path)
-        except MemoryStoreError as exc:
-            return failure("unreadable", str(exc))
+            return _refusal(exc)
         except OSError as exc:
             return failure(
                 "io",
-                f"could not reset {path}: {exc.strerror or exc}. Nothing was deleted (a reset "
+                f"could not reset {where}: {exc.strerror or exc}. Nothing was deleted (a reset "
                 "deletes only once its copy is complete); free some space and try again.",
             )
-        kept = f" (copy: {copy.name})" if copy else ""
+        if removed is None:
+            return {"success": True, "done": True, "message": f"{where} does not exist."}
+        kept = f" (copy: {removed.copy_label})" if removed.copy_label else ""
         return {
             "success": True,
             "done": True,
-            "message": f"deleted {path}{kept}",
-            "copy": str(copy) if copy else None,
+            "message": f"deleted {removed.where}{kept}",
+            "copy": removed.copy,
         }
 
     def _refuse_content(self, content: object) -> Result | None:
@@ -323,14 +353,14 @@ class MemoryStore:
         return None
 
 
-def _drift_copy(path: Path) -> str:
-    """Keep a copy of a drifted file; what to add to the refusal about it."""
-    try:
-        copy = backup_copy(path)
-    except (OSError, MemoryStoreError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        return f" No copy could be saved ({reason}); the file itself is unchanged."
-    return f" A copy is in {copy.name}." if copy else ""
+def _refusal(exc: MemoryStoreError) -> Result:
+    """The refusal for a storage failure: a link out of the home, storage that cannot be
+    reached, or text that cannot be read (never read as empty)."""
+    if isinstance(exc, UnsafeLocation):
+        return failure("unsafe_path", str(exc))
+    if isinstance(exc, StorageUnavailable):
+        return failure("unavailable", str(exc))
+    return failure("unreadable", str(exc))
 
 
 def _threat(findings: Sequence[Finding]) -> Result:

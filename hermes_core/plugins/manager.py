@@ -20,7 +20,13 @@ import pluggy
 from hermes_core import hookspecs
 from hermes_core.config.loader import LoadedConfig
 from hermes_core.config.settings import Settings
-from hermes_core.errors import ConfigError, MissingExtraError, PluginLoadError
+from hermes_core.errors import (
+    ConfigError,
+    HermesError,
+    MemoryStoreError,
+    MissingExtraError,
+    PluginLoadError,
+)
 from hermes_core.markers import PROJECT_NAME
 from hermes_core.plugins.calls import CallListener, HookCaller, PluginCallError
 from hermes_core.plugins.loading import (
@@ -30,6 +36,7 @@ from hermes_core.plugins.loading import (
     installed_entry_points,
     spec_from_entry_point,
 )
+from hermes_core.redact import redact
 from hermes_core.types import Finding
 
 __all__ = [
@@ -55,6 +62,9 @@ class PluginContext:
     #: Every registered ``scan_threat`` (fail closed), for plugins that must scan text they
     #: store; None outside a host (a plugin then uses the built-in scanner).
     scan_threat: Callable[[str, str], list[Finding]] | None = None
+    #: Opens where a home's memory blocks are kept (the ``memory_documents`` hook, raising
+    #: its reason when nobody answers), for plugins that serve memory; None outside a host.
+    memory_documents: Callable[[Path], Any] | None = None
 
 
 @dataclass
@@ -194,6 +204,27 @@ class PluginHost:
             logger=logging.getLogger(f"hermes_context.plugins.{name}"),
             settings=self.config.settings,
             scan_threat=self.scan_threat,
+            memory_documents=self.memory_documents,
+        )
+
+    def memory_documents(self, home: Path) -> Any:
+        """What answers ``memory_documents`` for ``home``; when nothing does, the answering
+        plugin's own error (a database that cannot be reached) or one that says who should
+        answer: memory is never silently kept somewhere else."""
+        seen = len(self.call_errors)
+        answer = self.call("memory_documents", home=home)
+        if answer is not None:
+            return answer
+        failed = [e.error for e in self.call_errors[seen:] if e.hook == "memory_documents"]
+        if failed and isinstance(failed[-1], HermesError):
+            raise failed[-1]
+        backend = self.config.settings.memory.backend
+        raise MemoryStoreError(
+            f"memory storage could not open: {redact(str(failed[-1]))}"
+            if failed
+            else f"no plugin answered memory_documents for memory.backend: {backend} (the "
+            "built-in file_memory plugin answers for files, the postgres plugin for postgres; "
+            "is it disabled?)"
         )
 
     def scan_threat(self, content: str, scope: str) -> list[Finding]:

@@ -1,0 +1,165 @@
+"""The memory tables, their schema version and forward migrations, in the schema ``hermes``.
+
+Why like this: the session store lives in the same schema (``hermes.sessions``,
+``hermes.messages``, its version in ``hermes.sessions_schema``); memory keeps to tables named
+``memory_*`` with its version in ``hermes.memory_schema`` and migrates under its own advisory
+lock (:data:`MIGRATION_LOCK`), so either can be installed, upgraded or dropped without the
+other.
+
+* ``memory_blocks``: one row per (scope, target): ``scope`` is the user id that owns the text,
+  or ``''`` for the text every user shares; ``version`` is bumped by a trigger on every
+  update, an operator's ``UPDATE`` included, so a writer that read version *n* can store its
+  text only while the row is still at *n* (optimistic concurrency).
+* ``memory_history``: the copies kept before a reset and of a drifted text.
+* ``memory_pending``: staged writes, one JSON record per row.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+
+from hermes_core.errors import MemoryStoreError
+
+__all__ = [
+    "BLOCKS",
+    "HISTORY",
+    "MIGRATIONS",
+    "MIGRATION_LOCK",
+    "PENDING",
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "VERSION_TABLE",
+    "migrate",
+    "read_version",
+]
+
+SCHEMA = "hermes"
+BLOCKS = f"{SCHEMA}.memory_blocks"
+HISTORY = f"{SCHEMA}.memory_history"
+PENDING = f"{SCHEMA}.memory_pending"
+VERSION_TABLE = f"{SCHEMA}.memory_schema"
+_BUMP = f"{SCHEMA}.memory_blocks_bump"
+#: ``pg_advisory_xact_lock`` key of memory's schema changes: "hermes" and 2 (sessions: 1)
+MIGRATION_LOCK = 0x6865726D65730002
+
+_V1: tuple[str, ...] = (
+    f"""CREATE TABLE {BLOCKS} (
+        scope text NOT NULL,
+        target text NOT NULL CHECK (target IN ('memory', 'user')),
+        text text NOT NULL,
+        version bigint NOT NULL DEFAULT 1,
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (scope, target)
+    )""",
+    f"""CREATE FUNCTION {_BUMP}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            NEW.version := OLD.version + 1;
+            NEW.updated_at := now();
+            RETURN NEW;
+        END $$""",
+    f"""CREATE TRIGGER memory_blocks_bump BEFORE UPDATE ON {BLOCKS}
+        FOR EACH ROW EXECUTE FUNCTION {_BUMP}()""",
+    f"""CREATE TABLE {HISTORY} (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        scope text NOT NULL,
+        target text NOT NULL,
+        version bigint NOT NULL,
+        text text NOT NULL,
+        reason text NOT NULL CHECK (reason IN ('drift', 'reset')),
+        kept_at timestamptz NOT NULL DEFAULT now()
+    )""",
+    f"CREATE INDEX memory_history_key ON {HISTORY} (scope, target, reason, kept_at)",
+    f"""CREATE TABLE {PENDING} (
+        id text PRIMARY KEY CHECK (id ~ '^[0-9a-f]{{8}}$'),
+        created double precision NOT NULL,
+        record text NOT NULL
+    )""",
+)
+
+#: MIGRATIONS[n - 1] takes the memory tables from version n - 1 to version n
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1,)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def _check_server(conn: psycopg.Connection[Any], where: str) -> None:
+    row = conn.execute("SELECT current_setting('server_encoding')").fetchone()
+    encoding = str(row[0]) if row else ""
+    if encoding.upper() not in ("UTF8", "UTF-8"):
+        raise MemoryStoreError(
+            f"memory in PostgreSQL {where}: the database's encoding is {encoding}, which cannot "
+            "hold every entry; use a database created with ENCODING 'UTF8' (nothing was changed)"
+        )
+
+
+def read_version(conn: psycopg.Connection[Any], where: str) -> int:
+    """The memory tables' schema version (0: none yet), after refusing a newer one or
+    ``memory_*`` tables without a version (another program's). Reads only."""
+    names = [name.split(".", 1)[1] for name in (VERSION_TABLE, BLOCKS, HISTORY, PENDING)]
+    # pg_class itself, not to_regclass(): a name looked up through the catalog cache can
+    # miss a table another host created (and committed) while this one waited for the lock
+    found = {
+        row[0]
+        for row in conn.execute(
+            "SELECT c.relname FROM pg_catalog.pg_class AS c "
+            "JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = %s AND c.relname = ANY(%s)",
+            (SCHEMA, names),
+        ).fetchall()
+    }
+    if names[0] not in found:
+        if found:
+            raise MemoryStoreError(
+                f"memory in PostgreSQL {where}: schema {SCHEMA!r} holds memory_* tables that are "
+                "not hermes-context's (no schema version); point sessions.dsn at another "
+                "database (nothing was changed)"
+            )
+        return 0
+    row = conn.execute(f"SELECT max(version) FROM {VERSION_TABLE}").fetchone()
+    version = int(row[0]) if row and row[0] is not None else 0
+    if version > SCHEMA_VERSION:
+        raise MemoryStoreError(
+            f"memory in PostgreSQL {where} has schema version {version}, but this "
+            f"hermes-context knows only up to {SCHEMA_VERSION}: upgrade hermes-context (the "
+            "database was not changed)"
+        )
+    return version
+
+
+def _create_schema(conn: psycopg.Connection[Any]) -> None:
+    exists = conn.execute("SELECT to_regnamespace(%s)", (SCHEMA,)).fetchone()
+    if exists and exists[0] is not None:
+        return
+    try:
+        with conn.transaction():  # a savepoint: the session store may create it meanwhile
+            conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
+    except psycopg.errors.UniqueViolation:
+        pass  # created by someone else between the check and ours: it is there now
+
+
+def migrate(conn: psycopg.Connection[Any], where: str) -> int | None:
+    """Run the missing migrations inside the caller's transaction, holding the migration
+    lock; returns the version found (None when it was already current)."""
+    _check_server(conn, where)
+    if read_version(conn, where) == SCHEMA_VERSION:
+        return None  # the common case: no lock, no waiting behind another host's start
+    conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+    version = read_version(conn, where)  # again, now that no one else can be migrating
+    if version == SCHEMA_VERSION:
+        return None
+    _create_schema(conn)
+    if version == 0:
+        conn.execute(
+            f"CREATE TABLE {VERSION_TABLE} (version integer NOT NULL, "
+            "only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row))"
+        )
+    for number in range(version + 1, SCHEMA_VERSION + 1):
+        for step in MIGRATIONS[number - 1]:
+            conn.execute(step)
+    conn.execute(
+        f"INSERT INTO {VERSION_TABLE} (version) VALUES (%s) "
+        "ON CONFLICT (only_row) DO UPDATE SET version = excluded.version",
+        (SCHEMA_VERSION,),
+    )
+    return version
