@@ -78,6 +78,13 @@ def _why(exc: BaseException) -> str:
     return redact(text)[:300]
 
 
+def _connection_lost(exc: psycopg.OperationalError) -> bool:
+    """Whether the connection itself failed (no answer, or the server going away), as
+    opposed to an error the server reported about the statement (out of memory, a limit)."""
+    state = exc.sqlstate
+    return state is None or state.startswith("08") or state in {"57P01", "57P02", "57P03"}
+
+
 class Database:
     """A pool of connections to one database; share it by :meth:`acquire` / :meth:`release`.
 
@@ -190,6 +197,11 @@ class Database:
                     f"({self.timeout:g} s) and was cancelled; nothing was changed"
                 ) from exc
             except psycopg.OperationalError as exc:
+                if not _connection_lost(exc):  # a server error: the transaction rolled back
+                    raise SessionError(
+                        f"PostgreSQL at {self.where} refused the statement: {_why(exc)}; "
+                        "nothing was changed"
+                    ) from None
                 if not idempotent:
                     raise DatabaseUnavailable(
                         f"the connection to {self.where} failed during a write ({_why(exc)}); "

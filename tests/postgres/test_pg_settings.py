@@ -6,11 +6,12 @@ from __future__ import annotations
 import contextlib
 import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from hermes_core.config.loader import load_config
-from hermes_core.errors import ConfigError
+from hermes_core.errors import ConfigError, SessionError
 from hermes_core.plugins import PluginContext
 from hermes_plugins.postgres import PostgresBackend
 from hermes_plugins.postgres.database import Database, DatabaseUnavailable, dsn_from
@@ -128,3 +129,22 @@ def test_release_closes_the_pool_after_the_last_user(pg_dsn: str) -> None:
     database.release()  # too often is harmless
     with pytest.raises(DatabaseUnavailable, match="closed"):
         database.acquire()
+
+
+def test_a_server_error_is_not_taken_for_a_lost_connection(pg_dsn: str) -> None:
+    """An OperationalError the server reports about the statement (here: a limit) is said as
+    it is, once, not as "the connection failed", and not retried."""
+    database = Database(pg_dsn, pool_size=1, timeout=5)
+    calls = []
+
+    def work(conn: Any) -> None:
+        calls.append(1)
+        conn.execute("SELECT repeat('x', 3000)::tsvector")
+
+    try:
+        with pytest.raises(SessionError, match="refused the statement: word is too long") as e:
+            database.run(work, idempotent=True)
+        assert not isinstance(e.value, DatabaseUnavailable)
+        assert calls == [1]
+    finally:
+        database.release()

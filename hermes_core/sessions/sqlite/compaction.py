@@ -27,7 +27,7 @@ from hermes_core.errors import SessionError
 from hermes_core.sessions.sqlite.rows import EncodedMessage, owner_token
 from hermes_core.sessions.store import CompactionCommit
 
-__all__ = ["commit_compaction", "insert_rows"]
+__all__ = ["check_origins", "commit_compaction", "insert_rows"]
 
 _ROW_COLUMNS = "role, content, tool_calls, tool_call_id, name, extra"
 
@@ -79,7 +79,7 @@ def commit_compaction(
             (session_id,),
         )
     }
-    _check_origins(session_id, origins, active)
+    check_origins(session_id, origins, active)
     # an origin whose message changed cannot stand for it: treat it as new
     kept = [
         origin if origin is not None and active[origin][1] == enc.columns() else None
@@ -123,7 +123,9 @@ def commit_compaction(
     return CompactionCommit(session_id=session_id, seqs=tuple(seqs), archived=len(archive))
 
 
-def _check_origins(session_id: str, origins: Sequence[int | None], active: Collection[int]) -> None:
+def check_origins(session_id: str, origins: Sequence[int | None], active: Collection[int]) -> None:
+    """Refuse origins that are not distinct active seqs (backend-neutral: the PostgreSQL
+    store uses it too)."""
     seen: set[int] = set()
     for index, origin in enumerate(origins):
         if origin is None:

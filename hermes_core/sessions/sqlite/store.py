@@ -31,7 +31,7 @@ from hermes_core.sessions.store import (
     StoredMessage,
 )
 
-__all__ = ["SQLiteSessionStore"]
+__all__ = ["SQLiteSessionStore", "check_fresh"]
 
 
 class SQLiteSessionStore:
@@ -219,7 +219,7 @@ class SQLiteSessionStore:
             (seq,) = conn.execute(
                 "SELECT coalesce(max(seq), 0) FROM messages WHERE session_id = ?", (session_id,)
             ).fetchone()
-            _check_fresh(session_id, seq, after_seq)
+            check_fresh(session_id, seq, after_seq)
             (pos,) = conn.execute(
                 "SELECT coalesce(max(pos), 0) FROM messages WHERE session_id = ? AND active = 1",
                 (session_id,),
@@ -272,7 +272,7 @@ class SQLiteSessionStore:
 
         def commit(conn: sqlite3.Connection) -> CompactionCommit:
             if after_seq is not None:
-                _check_fresh(session_id, _last_seq(conn, session_id), after_seq)
+                check_fresh(session_id, _last_seq(conn, session_id), after_seq)
             return compaction.commit_compaction(
                 conn,
                 session_id,
@@ -329,7 +329,9 @@ def _last_seq(conn: sqlite3.Connection, session_id: str) -> int:
     return int(seq)
 
 
-def _check_fresh(session_id: str, newest: int, after_seq: int | None) -> None:
+def check_fresh(session_id: str, newest: int, after_seq: int | None) -> None:
+    """Raise :class:`StaleSessionError` when ``after_seq`` is given and is not ``newest``
+    (backend-neutral: the PostgreSQL store uses it too)."""
     if after_seq is not None and newest != after_seq:
         raise StaleSessionError(
             f"session {session_id!r} was changed by another process (newest row {newest}, "

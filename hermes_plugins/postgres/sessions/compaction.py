@@ -1,0 +1,170 @@
+"""The compaction commit and row inserts, inside the caller's transaction.
+
+Same rules as the SQLite store (:mod:`hermes_core.sessions.sqlite.compaction`): everything is
+checked before the first row changes and the transaction makes the rest all or nothing, so
+old and new rows are never both active.
+
+* ``in_place``: the active rows not named in ``origins`` become ``active=false,
+  compacted=true`` (``pos`` cleared, still indexed), the named rows get ``pos`` 1..n in the new
+  order, new messages are inserted with the next seqs.
+* a child: the parent is ended (``end_reason="compression"``; an ended parent keeps its
+  reason), the child is created under the same user with ``parent_session_id`` set and
+  ``messages`` as its rows (seq and pos 1..n); the parent's rows are left as they were.
+
+A message named by an origin whose encoding differs from that row is treated as new.
+The caller holds the session row's lock (:func:`~.rows.session_for_update`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+
+from hermes_core.errors import SessionError
+from hermes_core.sessions.sqlite.compaction import check_origins
+from hermes_core.sessions.sqlite.rows import EncodedMessage, owner_token
+from hermes_core.sessions.store import CompactionCommit
+from hermes_plugins.postgres.sessions.rows import message_values, text_in, text_out
+from hermes_plugins.postgres.sessions.schema import MESSAGES, SESSIONS
+
+__all__ = ["Row", "commit_compaction", "insert_rows"]
+
+#: ``(seq, pos, message, api_content, token_count)`` of a row to insert
+Row = tuple[int, int, EncodedMessage, str | None, int | None]
+_ROW_COLUMNS = "role, content, tool_calls, tool_call_id, name, extra"
+_INSERT = (
+    f"INSERT INTO {MESSAGES} (session_id, seq, pos, {_ROW_COLUMNS}, tool_names, tool_args, "
+    'owner, api_content, token_count, "timestamp", active, compacted) '
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, true, false)"
+)
+
+
+def insert_rows(
+    conn: psycopg.Connection[Any],
+    stored_id: str | None,
+    rows: Sequence[Row],
+    *,
+    user_id: str | None,
+    now: float,
+) -> None:
+    """Insert ``rows`` as active rows of the session whose stored id is ``stored_id``;
+    ``user_id`` is the session's user as stored (escaped)."""
+    if not rows:
+        return
+    owner = owner_token(text_out(user_id))
+    with conn.cursor() as cursor:
+        cursor.executemany(
+            _INSERT,
+            [
+                (stored_id, seq, pos, *message_values(enc), owner, text_in(api), tokens, now)
+                for seq, pos, enc, api, tokens in rows
+            ],
+        )
+
+
+def commit_compaction(
+    conn: psycopg.Connection[Any],
+    session_id: str,
+    session: tuple[str | None, str | None, str | None],
+    encoded: Sequence[EncodedMessage],
+    origins: Sequence[int | None],
+    *,
+    in_place: bool,
+    child_session_id: str | None,
+    now: float,
+) -> CompactionCommit:
+    """Do the commit; ``session`` is the locked row's stored ``(user_id, model, title)``."""
+    stored_id = text_in(session_id)
+    if len(origins) != len(encoded):
+        raise SessionError(f"commit_compaction: {len(encoded)} messages but {len(origins)} origins")
+    active = {
+        int(seq): (tuple(text_out(c) for c in columns), tokens)
+        for seq, tokens, *columns in conn.execute(
+            f"SELECT seq, token_count, {_ROW_COLUMNS} FROM {MESSAGES} "
+            "WHERE session_id = %s AND active",
+            (stored_id,),
+        )
+    }
+    check_origins(session_id, origins, active)
+    kept = [
+        origin if origin is not None and active[origin][0] == enc.columns() else None
+        for enc, origin in zip(encoded, origins, strict=True)
+    ]
+    if not in_place:
+        rows = [
+            (enc, active[origin][1] if origin is not None else None)
+            for enc, origin in zip(encoded, kept, strict=True)
+        ]
+        return _to_child(
+            conn, session_id, session, rows, child_session_id=child_session_id, now=now
+        )
+    archive = sorted(set(active) - {seq for seq in kept if seq is not None})
+    conn.execute(
+        f"UPDATE {MESSAGES} SET active = false, compacted = true, pos = NULL "
+        "WHERE session_id = %s AND seq = ANY(%s::integer[])",
+        (stored_id, archive),
+    )
+    next_row = conn.execute(
+        f"SELECT coalesce(max(seq), 0) + 1 FROM {MESSAGES} WHERE session_id = %s", (stored_id,)
+    ).fetchone()
+    next_seq = int(next_row[0]) if next_row else 1
+    seqs: list[int] = []
+    new_rows: list[Row] = []
+    moved: list[tuple[int, str | None, int]] = []
+    for pos, (enc, origin) in enumerate(zip(encoded, kept, strict=True), start=1):
+        if origin is None:
+            new_rows.append((next_seq, pos, enc, None, None))
+            seqs.append(next_seq)
+            next_seq += 1
+        else:
+            moved.append((pos, stored_id, origin))
+            seqs.append(origin)
+    if moved:
+        with conn.cursor() as cursor:
+            cursor.executemany(
+                f"UPDATE {MESSAGES} SET pos = %s WHERE session_id = %s AND seq = %s", moved
+            )
+    insert_rows(conn, stored_id, new_rows, user_id=session[0], now=now)
+    return CompactionCommit(session_id=session_id, seqs=tuple(seqs), archived=len(archive))
+
+
+def _to_child(
+    conn: psycopg.Connection[Any],
+    session_id: str,
+    session: tuple[str | None, str | None, str | None],
+    rows: Sequence[tuple[EncodedMessage, int | None]],
+    *,
+    child_session_id: str | None,
+    now: float,
+) -> CompactionCommit:
+    """End ``session_id`` and start the child holding ``rows`` (message, token count)."""
+    if not child_session_id:
+        raise SessionError("commit_compaction: in_place=False needs a child_session_id")
+    child_id = text_in(child_session_id)
+    user_id, model, title = session
+    created = conn.execute(
+        f"INSERT INTO {SESSIONS} (id, parent_session_id, user_id, title, model, started_at) "
+        "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING RETURNING id",
+        (child_id, text_in(session_id), user_id, title, model, now),
+    ).fetchone()
+    if created is None:
+        raise SessionError(
+            f"commit_compaction: session {child_session_id!r} already exists; nothing was changed"
+        )
+    conn.execute(
+        f"UPDATE {SESSIONS} SET ended_at = %s, end_reason = 'compression' "
+        "WHERE id = %s AND ended_at IS NULL",
+        (now, text_in(session_id)),
+    )
+    insert_rows(
+        conn,
+        child_id,
+        [(n, n, enc, None, tokens) for n, (enc, tokens) in enumerate(rows, start=1)],
+        user_id=user_id,
+        now=now,
+    )
+    return CompactionCommit(
+        session_id=child_session_id, seqs=tuple(range(1, len(rows) + 1)), archived=0
+    )

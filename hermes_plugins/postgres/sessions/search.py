@@ -1,0 +1,227 @@
+"""Search over one user's sessions: ``tsvector`` with ``ts_rank_cd``, ``ILIKE`` for CJK.
+
+Which way a query runs (its terms come from :func:`hermes_core.sessions.query.parse_query`,
+and every term reaches the server as a bound parameter, never as SQL):
+
+* no Chinese, Japanese or Korean in the query: each term becomes
+  ``phraseto_tsquery('simple', search_words(term))`` (split exactly as the index splits the
+  rows, so a term is a phrase of its words and nothing in it is tsquery syntax), the terms
+  are ANDed and matched against the GIN-indexed ``search`` column; ranked by ``ts_rank_cd``
+  with tool names weighted above content above arguments, and the length normalised (a
+  dense short message beats a long one that mentions the word once);
+* CJK in the query: every term must occur (``ILIKE``) in a row that holds CJK text, served
+  by the partial trigram index when ``pg_trgm`` is there and by a scan of those rows when it
+  is not; ranked BM25-like on how often the terms occur, saturated and length-normalised.
+
+Both filter by the caller in SQL: the row's owner token narrows (in the tsvector as its only
+weight-D lexeme, so the GIN lookup itself returns the caller's rows; a plain column test on
+the CJK rows), then the session's ``user_id`` decides, exactly: equal to the caller's, or
+``NULL`` for the anonymous principal ``None``, which never matches a named user. Hits are
+grouped by session (the best message, how many matched), ``exclude_sessions`` are dropped,
+at most ``limit`` sessions return; archived rows count like active ones. As in the SQLite
+store only the newest :data:`MAX_RANKED` of the caller's matching messages are ranked, which
+keeps a query for a word in every message fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+
+from hermes_core.redact import redact
+from hermes_core.sessions.query import (
+    contains_any,
+    has_cjk,
+    like_pattern,
+    mark_matches,
+    parse_query,
+)
+from hermes_core.sessions.sqlite.rows import owner_token, preview
+from hermes_core.sessions.store import SearchHit, SnippetLine
+from hermes_plugins.postgres.sessions import schema
+from hermes_plugins.postgres.sessions.rows import text_in, text_out
+from hermes_plugins.postgres.sessions.schema import MESSAGES, SESSIONS
+
+__all__ = ["MAX_RANKED", "run_search"]
+
+MAX_RANKED = 5_000
+#: ts_rank_cd weights of D (unused), C (tool arguments), B (content), A (tool names)
+_WEIGHTS = "'{0.1, 0.25, 0.5, 1.0}'::float4[]"
+#: BM25 constants of the CJK ranking, and the row length (characters) taken as typical
+_K1, _B, _TYPICAL_CHARS = 1.2, 0.75, 400.0
+_EXCERPT_WIDTH = 160
+_TEXT = schema.search_text("m.")
+#: the row's text, case folded once for the CJK ranking
+_BODY = f"CROSS JOIN LATERAL (SELECT lower({_TEXT}) AS body) AS h"
+
+
+@dataclass(frozen=True)
+class _Best:
+    """The best-scoring message of one session, as the grouping query returns it."""
+
+    session_id: str
+    user_id: str | None
+    title: str | None
+    started_at: float
+    seq: int
+    role: str | None
+    score: float
+    matches: int
+
+
+def run_search(
+    conn: psycopg.Connection[Any],
+    query: str,
+    *,
+    user_id: str | None,
+    limit: int,
+    exclude_sessions: Collection[str],
+) -> list[SearchHit]:
+    """The hits for ``query``, inside the caller's transaction."""
+    terms = parse_query(query)
+    if not terms or limit <= 0:
+        return []
+    params: dict[str, Any] = {
+        "owner": owner_token(user_id),
+        "user": text_in(user_id),
+        "exclude": [text_in(str(s)) for s in exclude_sessions],
+        "limit": min(int(limit), 10_000),
+        "window": MAX_RANKED,
+    }
+    for i, term in enumerate(terms):
+        params[f"term{i}"] = term
+        params[f"like{i}"] = like_pattern(term)
+    # exact (text equality, or the anonymous principal's NULL), and either way indexed
+    user_test = "s.user_id IS NULL" if user_id is None else "s.user_id = %(user)s"
+    if any(has_cjk(t) for t in terms):
+        match = f"m.owner = %(owner)s AND {_scanned_match(len(terms))}"
+        sql = _statement(match, _scanned_score(len(terms)), user_test, _BODY)
+    else:
+        query = _tsquery(len(terms))
+        # a query whose terms hold no word the index knows (``ª``) matches nothing, not all
+        owner = "(%(owner)s::text || ':D')::tsquery"
+        match = f"numnode({query}) > 0 AND m.search @@ ({query} && {owner})"
+        sql = _statement(match, f"ts_rank_cd({_WEIGHTS}, m.search, {query}, 1)", user_test)
+    conn.execute("SET LOCAL jit = off")  # compiling costs more than these queries take
+    best = [_Best(*row) for row in conn.execute(sql, params).fetchall()]
+    return [_hit(conn, b, terms) for b in best]
+
+
+def _tsquery(count: int) -> str:
+    """Each term a phrase of its words (split as the index splits), all of them required;
+    written out where it is used (not joined from a CTE) so that the planner folds it into
+    a constant and the GIN index can serve it."""
+    terms = " && ".join(
+        f"phraseto_tsquery('pg_catalog.simple', {schema.words(f'%(term{i})s::text')})"
+        for i in range(count)
+    )
+    return f"({terms})"
+
+
+def _scanned_match(count: int) -> str:
+    """A query with CJK: every term occurs (``ILIKE``) in a row that holds CJK text (the
+    trigram index's predicate, so the planner can use it)."""
+    likes = " AND ".join(f"{_TEXT} ILIKE %(like{i})s" for i in range(count))
+    return f"{schema.has_cjk('m.')} AND {likes}"
+
+
+def _scanned_score(count: int) -> str:
+    return " + ".join(_bm25(i) for i in range(count))
+
+
+def _bm25(i: int) -> str:
+    """One term's BM25-like weight: occurrences (case folded), saturated, length-normalised."""
+    term = f"lower(%(term{i})s::text)"
+    tf = (
+        f"((length(h.body) - length(replace(h.body, {term}, '')))::float8"
+        f" / greatest(length({term}), 1))"
+    )
+    norm = f"(1 - {_B} + {_B} * length(h.body) / {_TYPICAL_CHARS})"
+    return f"({tf} * {_K1 + 1} / ({tf} + {_K1} * {norm}))"
+
+
+def _statement(match: str, score: str, user_test: str, lateral: str = "") -> str:
+    """The best row of each session among the caller's matching rows, best sessions first.
+
+    Written so that the plan does not depend on statistics (a fresh or never-analysed table
+    has none): ``matched`` reads one table with one index condition and is materialised (left
+    to itself, the planner may serve "the newest 5,000" by walking the primary key backwards,
+    testing every row); ``owned`` checks the user exactly, against the set of the caller's
+    sessions (one hashed subplan), before the newest are taken; every lookup of a row or a
+    session by its key is a subquery per row. ``OFFSET 0`` keeps the planner from turning
+    those subqueries into joins whose method an estimate would pick.
+    """
+    return f"""
+        WITH matched AS MATERIALIZED (
+            SELECT m.id, m.session_id FROM {MESSAGES} AS m WHERE {match}),
+        owned AS (
+            SELECT matched.id FROM matched WHERE matched.session_id IN (
+                SELECT s.id FROM {SESSIONS} AS s WHERE {user_test} OFFSET 0)),
+        newest AS (SELECT id FROM owned ORDER BY id DESC LIMIT %(window)s),
+        scored AS (
+            SELECT m.id, m.session_id, m.seq, m.role, ({score})::float8 AS score
+            FROM newest CROSS JOIN LATERAL (
+                SELECT * FROM {MESSAGES} AS m WHERE m.id = newest.id OFFSET 0) AS m
+            {lateral}
+            WHERE NOT (m.session_id = ANY(%(exclude)s::text[]))),
+        ranked AS (
+            SELECT scored.*,
+                count(*) OVER (PARTITION BY scored.session_id) AS matches,
+                row_number() OVER (
+                    PARTITION BY scored.session_id ORDER BY scored.score DESC, scored.seq
+                ) AS place
+            FROM scored)
+        SELECT r.session_id, s.user_id, s.title, s.started_at, r.seq, r.role, r.score,
+            r.matches
+        FROM ranked AS r CROSS JOIN LATERAL (
+            SELECT user_id, title, started_at FROM {SESSIONS} WHERE id = r.session_id OFFSET 0
+        ) AS s
+        WHERE r.place = 1
+        ORDER BY r.score DESC, s.started_at DESC, r.session_id COLLATE "C"
+        LIMIT %(limit)s"""
+
+
+def _hit(conn: psycopg.Connection[Any], best: _Best, terms: Sequence[str]) -> SearchHit:
+    rows = conn.execute(
+        f"""SELECT seq, role, content, tool_names, tool_args FROM {MESSAGES}
+        WHERE session_id = %(sid)s AND seq IN (
+            (SELECT max(seq) FROM {MESSAGES} WHERE session_id = %(sid)s AND seq < %(seq)s),
+            %(seq)s,
+            (SELECT min(seq) FROM {MESSAGES} WHERE session_id = %(sid)s AND seq > %(seq)s))
+        ORDER BY seq""",
+        {"sid": best.session_id, "seq": best.seq},
+    ).fetchall()
+    context: list[SnippetLine] = []
+    snippet = ""
+    for seq, role, content, tools, args in rows:
+        if seq == best.seq:
+            snippet = _snippet([text_out(content), text_out(tools), text_out(args)], terms)
+            context.append(SnippetLine(seq, text_out(role) or "", snippet))
+        else:
+            text = text_out(content)
+            line = preview(redact(text) if text else text, text_out(tools), _EXCERPT_WIDTH)
+            context.append(SnippetLine(seq, text_out(role) or "", line))
+    return SearchHit(
+        session_id=text_out(best.session_id) or "",
+        user_id=text_out(best.user_id),
+        title=text_out(best.title),
+        started_at=float(best.started_at),
+        score=float(best.score),
+        seq=int(best.seq),
+        role=text_out(best.role) or "",
+        snippet=snippet,
+        context=tuple(context),
+        matches=int(best.matches),
+    )
+
+
+def _snippet(texts: Sequence[str | None], terms: Sequence[str]) -> str:
+    """An excerpt of the first text that matched, cut from the *redacted* text (an excerpt
+    cut first could keep half a key the redactor no longer recognises)."""
+    clean = [redact(t) if t else t for t in texts]
+    source = next((t for t in clean if t and contains_any(t, terms)), None)
+    source = source or next((t for t in clean if t), "")
+    return mark_matches(source, terms, width=_EXCERPT_WIDTH)
