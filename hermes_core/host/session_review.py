@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from hermes_core.compression.summarizer import LLMSummarizer
+from hermes_core.errors import HermesError
 from hermes_core.host.session_skills import strict_scanner
 from hermes_core.llm import ChatClient
 from hermes_core.memory.home import open_writer
@@ -75,15 +76,23 @@ class SessionReview:
         schemas: list[dict[str, Any]] = []
         memory = self.settings.memory
         tool: MemoryTool | None = None
+        documents = None
         if memory.memory_enabled or memory.user_profile_enabled:
             home = info.home or host.home
-            scan = strict_scanner(host)
+            try:
+                documents = host.memory_documents(home)
+            except HermesError as exc:  # no memory to review (file_memory off, database down)
+                emit(
+                    "review_skipped",
+                    {"kinds": ["memory"], "reason": "no_memory", "error": str(exc)},
+                )
+        if documents is not None:
             writer = open_writer(
                 home,
                 self.settings,
                 user_id=info.user_id,
-                scanner=scan,
-                documents=host.memory_documents(home),
+                scanner=strict_scanner(host),
+                documents=documents,
             )
             tool = MemoryTool(writer, origin="background_review")
             handlers["memory"], schemas = tool.handle, [MEMORY_TOOL_SCHEMA]

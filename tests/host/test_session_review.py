@@ -211,3 +211,20 @@ def test_in_a_multi_user_home_a_review_writes_nothing_others_would_see(
         assert "Elm St" not in prompt and "alice-prefs" not in prompt
         bob.close()
     assert not (tmp_path / "skills" / "alice-prefs").exists()
+
+
+def test_file_memory_switched_off_skips_the_memory_review_and_the_session_goes_on(
+    tmp_path: Path, fake_llm: FakeLLM
+) -> None:
+    fake_llm.default = answer("Nothing to save.")
+    settings = config(fake_llm, nudge_interval=2, flush_min_turns=0)
+    settings["plugins"] = {"disabled": ["file_memory"]}
+    events = Events()
+    with make_hermes(tmp_path, settings) as host:
+        session = host.session("s1", on_event=events)
+        run_turns(session, [{"role": "system", "content": "sys"}], texts(4), with_tools=False)
+        session.close()
+    skipped = [e for e in events.seen if e.kind == "review_skipped"]
+    assert skipped and skipped[0].data["reason"] == "no_memory"
+    assert not fake_llm.requests
+    assert not (tmp_path / "memories").exists()
