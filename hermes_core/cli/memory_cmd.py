@@ -71,7 +71,9 @@ def register(
         review.set_defaults(handler=_escaped_errors(run_review), review=name)
 
     reset = actions.add_parser(
-        "reset", parents=[common, who], help="delete memory files (a .bak copy is kept)"
+        "reset",
+        parents=[common, who],
+        help="delete a memory block (a copy is kept: a .bak file, or a history row)",
     )
     reset.add_argument("--target", choices=("all", *TARGETS), default="all")
     reset.add_argument("--yes", action="store_true", help="do not ask for confirmation")

@@ -155,9 +155,9 @@ def _drift(text: str | None, file_name: str) -> Result | None:
     return failure(
         "drift",
         f"{file_name} was edited outside hermes-context and no longer matches its format "
-        "(entries separated by a line holding only '§'), so it is not rewritten. Fix the file "
-        "by hand (see `hermes-context memory show --raw`), or use add, which keeps the foreign "
-        "text.",
+        "(entries separated by a line holding only '§'), so it is not rewritten. Fix it by "
+        "hand (the file, or with memory.backend: postgres its row; `hermes-context memory "
+        "show --raw` prints the text), or use add, which keeps the foreign text.",
     )
 
 
