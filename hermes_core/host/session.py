@@ -53,6 +53,9 @@ if TYPE_CHECKING:
 __all__ = ["Session"]
 
 log = logging.getLogger("hermes_context.session")
+
+#: reloads one call may do while other hosts keep writing the session before it gives up
+MAX_REBASES = 32
 Message = dict[str, Any]
 
 
@@ -283,16 +286,22 @@ class Session(CompactionSteps, AsyncTwins):
     def _absorb(self, messages: list[Message], *, with_recall: bool) -> None:
         """Take in what is new in the host's list (persisted in one transaction). When
         another process wrote to the session meanwhile, reload it and decide again: what the
-        host added to the view it held goes after the other process's rows (never over them),
-        and what that process already stored is not stored twice."""
-        try:
-            self._absorb_once(messages, with_recall=with_recall)
-        except StaleSessionError:
-            start = self._new_start(messages)  # against the view this host held
-            self._reload()
-            if start is not None and self._new_start(messages) is None:
-                messages = self.view.rebased(messages[start:], start)
-            self._absorb_once(messages, with_recall=with_recall)
+        host added to the view it held goes after the other process's rows, never over them
+        (a message the other host also stored is kept twice rather than risk losing one)."""
+        start = self._new_start(messages)  # against the view this host holds now
+        attempt = messages
+        for _ in range(MAX_REBASES):
+            try:
+                self._absorb_once(attempt, with_recall=with_recall, given=messages)
+                return
+            except StaleSessionError:
+                self._reload()
+                if start is not None and self._new_start(messages) is None:
+                    attempt = [*self.view.sent, *(dict(m) for m in messages[start:])]
+        raise SessionError(
+            f"session {self.session_id} kept changing under this call (other hosts wrote it "
+            f"{MAX_REBASES} times in a row); nothing of this call was stored: try it again"
+        )
 
     def _reload(self) -> None:
         """Read the session back from the store (another process served it meanwhile)."""
@@ -304,18 +313,25 @@ class Session(CompactionSteps, AsyncTwins):
         self.state = SessionState.from_record(record.state)
         self._hydrate(record)
 
-    def _absorb_once(self, messages: list[Message], *, with_recall: bool) -> None:
+    def _absorb_once(
+        self, messages: list[Message], *, with_recall: bool, given: list[Message]
+    ) -> None:
+        """``messages``: what to hold afterwards; ``given``: the host's own list (its mark
+        tells the host's next list apart, even when ``messages`` was rebased)."""
         start = self._new_start(messages)
         if start is None:
             self._replace_history(check_items(messages), with_recall=with_recall)
             return
-        self._absorb_from(messages, start, with_recall=with_recall)
+        self._absorb_from(messages, start, with_recall=with_recall, mark=mark_of(given))
 
-    def _absorb_from(self, messages: list[Message], start: int, *, with_recall: bool) -> None:
-        """Store and view ``messages[start:]``, the new ones (one transaction)."""
+    def _absorb_from(
+        self, messages: list[Message], start: int, *, with_recall: bool, mark: Mark
+    ) -> None:
+        """Store and view ``messages[start:]``, the new ones (one transaction); ``mark``
+        remembers the host's list."""
         originals = [dict(m) for m in check_items(messages, start)]
         if not originals:
-            self.state.host_mark = mark_of(messages)
+            self.state.host_mark = mark
             return
         forms = list(originals)
         last = forms[-1]
@@ -323,7 +339,7 @@ class Session(CompactionSteps, AsyncTwins):
             forms[-1] = self.memory.api_copy(self.info, self.references.attach(last))
         # the state that knows about the new rows goes with them (one transaction): a failed
         # append changes nothing, so the host's retry hands the same messages in again
-        state = replace(self.state, host_mark=mark_of(messages))
+        state = replace(self.state, host_mark=mark)
         for message in originals:
             if is_real_user_message(message):
                 state.user_turns += 1
@@ -375,7 +391,7 @@ class Session(CompactionSteps, AsyncTwins):
         self.state.host_mark = mark_of(kept)
         emit(self._listener, "transcript_replaced", self.session_id, {"messages": len(kept)})
         if fresh_ask:
-            self._absorb_from(messages, len(kept), with_recall=True)
+            self._absorb_from(messages, len(kept), with_recall=True, mark=mark_of(messages))
 
     def _compose_blocks(self) -> str:
         blocks = [self.memory.system_blocks(self.info), self.skills.system_block()]

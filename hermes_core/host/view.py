@@ -116,19 +116,6 @@ class ActiveView:
             found.append(bool(matches))
         return out, found
 
-    def rebased(self, new: Sequence[Mapping[str, Any]], at: int) -> list[Message]:
-        """The view followed by ``new``: what a host whose view ended at ``at`` (another host
-        served the session meanwhile) meant to add. What the other host already stored at
-        ``at`` (the same request served by both, or its beginning) is not added again."""
-        digests = [message_digest(m) for m in new]
-        sent = [dict(m) for m in self.sent]
-        stored = self._given[at:]
-        if stored[: len(digests)] == digests:
-            return sent
-        if stored and digests[: len(stored)] == stored:
-            return [*sent, *(dict(m) for m in new[len(stored) :])]
-        return [*sent, *(dict(m) for m in new)]
-
     def wire(self) -> list[Message]:
         """The list to send: a new list of the cached wire dicts (treat them as read-only)."""
         return list(self._wire)

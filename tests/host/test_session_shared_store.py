@@ -58,18 +58,52 @@ def test_a_host_that_keeps_its_own_list_appends_after_the_other_host(tmp_path: P
         assert _contents(first, "s2") == ["one", "reply one", "two", "reply two", "three"]
 
 
-def test_the_same_request_served_twice_is_stored_once(tmp_path: Path) -> None:
+def test_the_same_words_said_again_on_the_other_host_are_kept(tmp_path: Path) -> None:
+    """A short reply said twice ("yes", "yes") is two user turns, not one request served
+    twice: the older view's host stores its own, and the model sees it last."""
     first, second = _hosts(tmp_path)
     with first, second:
         a = first.session("s3", user_id="carol")
         b = second.session("s3", user_id="carol")
-        a.prepare([{"role": "user", "content": "hello"}])
-        a.end_turn([*a.messages, {"role": "assistant", "content": "hi"}])
-        b.prepare([{"role": "user", "content": "hello"}])  # b opened before a stored anything
-        retry = {"role": "user", "content": "and now?"}
-        a.prepare([*a.messages, retry])
-        b.prepare([*b.messages, retry])  # a retry of the same request on the other host
-        assert _contents(first, "s3") == ["hello", "hi", "and now?"]
+        a.prepare([{"role": "user", "content": "Shall I deploy?"}])
+        a.end_turn([*a.messages, {"role": "assistant", "content": "Run the tests first?"}])
+        b.prepare([*b.messages, {"role": "user", "content": "yes"}])
+        b.end_turn([*b.messages, {"role": "assistant", "content": "Tests pass. Deploy now?"}])
+        sent = a.prepare([*a.messages, {"role": "user", "content": "yes"}])
+        assert [m["content"] for m in sent][-2:] == ["Tests pass. Deploy now?", "yes"]
+        assert _contents(first, "s3") == [
+            "Shall I deploy?",
+            "Run the tests first?",
+            "yes",
+            "Tests pass. Deploy now?",
+            "yes",
+        ]
+
+
+def test_a_host_with_its_own_stale_list_keeps_the_other_hosts_turns_call_after_call(
+    tmp_path: Path,
+) -> None:
+    first, second = _hosts(tmp_path)
+    with first, second:
+        mine: list[dict[str, str]] = []
+        a = first.session("s5", user_id="erin")
+        mine.append({"role": "user", "content": "one"})
+        a.prepare(mine)
+        mine.append({"role": "assistant", "content": "reply one"})
+        a.end_turn(mine)
+        b = second.session("s5", user_id="erin")
+        b.prepare([*b.messages, {"role": "user", "content": "two"}])
+        b.end_turn([*b.messages, {"role": "assistant", "content": "reply two"}])
+        for word in ("three", "four"):  # the first host never learns of turn two
+            mine.append({"role": "user", "content": word})
+            sent = a.prepare(mine)
+            assert [m["content"] for m in sent][2:4] == ["two", "reply two"]
+            mine.append({"role": "assistant", "content": f"reply {word}"})
+            a.end_turn(mine)
+        assert _contents(first, "s5") == [
+            "one", "reply one", "two", "reply two",
+            "three", "reply three", "four", "reply four",
+        ]  # fmt: skip
 
 
 def test_closing_an_older_view_keeps_the_other_hosts_state(tmp_path: Path) -> None:

@@ -111,3 +111,28 @@ def _turn(session: Any, user: int, turn: int, report: dict[str, Any]) -> None:
 def _text(message: dict[str, Any]) -> str:
     content = message.get("content")
     return content if isinstance(content, str) else json.dumps(content)
+
+
+def hammer(job: tuple[dict[str, Any], str, str, int], start: Any, results: Any) -> None:
+    """One host writing turns into the shared session as fast as it can (no rounds): the
+    other host writes it at the same time. Reports the errors it saw."""
+    config, home, name, turns = job
+    errors: list[str] = []
+    try:
+        from hermes_core import Hermes
+
+        with Hermes.from_config(config, home=Path(home)) as host:
+            session = host.session("shared", user_id="alice")
+            start.wait()
+            for turn in range(turns):
+                try:
+                    ask = {"role": "user", "content": f"q-{name}-{turn}"}
+                    session.prepare([*session.messages, ask])
+                    reply = {"role": "assistant", "content": f"a-{name}-{turn}"}
+                    session.end_turn([*session.messages, reply])
+                except Exception as exc:  # counted: the test wants none
+                    errors.append(f"{type(exc).__name__}: {exc}")
+            session.close()
+    except BaseException:  # reported to the test, which fails on it
+        errors.append(traceback.format_exc())
+    results.put((name, errors))
