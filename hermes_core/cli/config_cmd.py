@@ -7,6 +7,7 @@ import json
 
 from hermes_core.cli.common import EXIT_OK, EXIT_USAGE, CommandError, load, open_host
 from hermes_core.config.loader import LoadedConfig, render_value
+from hermes_core.redact import redact
 
 
 def register(
@@ -27,7 +28,9 @@ def register(
 
 def run_show(args: argparse.Namespace) -> int:
     loaded = load(args)
-    rows = [(key, value, str(source)) for key, value, source in loaded.items()]
+    # a value set from the environment skips the secret check (a DSN with its password):
+    # never print a secret, whatever its source
+    rows = [(key, _shown(value), str(source)) for key, value, source in loaded.items()]
     if args.json:
         payload = {
             "home": str(loaded.home),
@@ -44,6 +47,17 @@ def run_show(args: argparse.Namespace) -> int:
         print(f"{text.ljust(width)}  # {source}")
     print("# compression trigger: " + "; ".join(_trigger_provenance(loaded)))
     return EXIT_OK
+
+
+def _shown(value: object) -> object:
+    """``value`` with anything shaped like a secret redacted (strings, lists, mappings)."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list):
+        return [_shown(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _shown(v) for k, v in value.items()}
+    return value
 
 
 def _trigger_provenance(loaded: LoadedConfig) -> list[str]:

@@ -116,6 +116,12 @@ class PluginHost:
                 continue
             self._load_isolated(spec.name, functools.partial(_same, spec))
         for name in self._named_plugins():
+            if name in disabled and self._role(name) == "storage backend":
+                raise ConfigError(
+                    f"{_backend_keys(settings, name)}, but plugins.disabled names '{name}', "
+                    "the plugin that serves it: remove it from plugins.disabled, or choose "
+                    "another backend"
+                )
             if name in disabled:
                 self.records[name] = PluginRecord(name=name, status="disabled")
                 continue

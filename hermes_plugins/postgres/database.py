@@ -78,6 +78,16 @@ def _why(exc: BaseException) -> str:
     return redact(text)[:300]
 
 
+def _with_options(dsn: str, ours: str) -> str:
+    """The DSN's own ``options`` (a ``search_path``, ``work_mem``) followed by ours: the
+    keyword argument would replace them otherwise."""
+    try:
+        theirs = psycopg.conninfo.conninfo_to_dict(dsn).get("options")
+    except psycopg.ProgrammingError:
+        theirs = None
+    return f"{theirs} {ours}" if theirs else ours
+
+
 def _connection_lost(exc: psycopg.OperationalError) -> bool:
     """Whether the connection itself failed (no answer, or the server going away), as
     opposed to an error the server reported about the statement (out of memory, a limit)."""
@@ -106,9 +116,10 @@ class Database:
             kwargs: dict[str, Any] = {
                 "connect_timeout": max(1, round(self.timeout)),
                 "application_name": name,
-                "options": f"-c statement_timeout={statement_ms}",
+                "options": _with_options(dsn, f"-c statement_timeout={statement_ms}"),
                 "autocommit": False,
             }
+            self._dsn, self._kwargs = dsn, kwargs  # for the probe; never shown
             # one direct connection first: the pool would only say "timed out", while the
             # server's own reason (no such database, role, refused) tells the user what to fix
             psycopg.connect(dsn, **kwargs).close()
@@ -173,10 +184,24 @@ class Database:
             with self.pool.connection(timeout=self.timeout) as conn:
                 yield conn
         except PoolTimeout:
+            down = self._probe()  # the server gone, or only every connection in use?
+            if down:
+                raise DatabaseUnavailable(
+                    f"PostgreSQL at {self.where} does not answer ({down}); nothing was changed"
+                ) from None
             raise DatabaseUnavailable(
                 f"no PostgreSQL connection to {self.where} became free within "
-                f"{self.timeout:g} s (sessions.pool_size, sessions.timeout); nothing was changed"
+                f"{self.timeout:g} s: all {self.pool.max_size} are busy "
+                "(sessions.pool_size, sessions.timeout); nothing was changed"
             ) from None
+
+    def _probe(self) -> str:
+        """Why a new connection cannot be made now ("" when one can)."""
+        try:
+            psycopg.connect(self._dsn, **self._kwargs).close()
+        except psycopg.Error as exc:
+            return _why(exc)
+        return ""
 
     def run(self, work: Callable[[psycopg.Connection[Any]], T], *, idempotent: bool) -> T:
         """``work(conn)`` in one transaction, committed when it returns.

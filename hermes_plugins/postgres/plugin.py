@@ -48,9 +48,14 @@ class PostgresBackend:
             return None
         from hermes_plugins.postgres.memory import PostgresMemoryDocuments
 
-        if self._memory is None:  # one for every home: the rows are keyed by user, not home
-            self._memory = PostgresMemoryDocuments(self.database())
-        return self._memory
+        database = self.database()  # before the lock: opening it takes the lock too
+        with self._lock:
+            if self._memory is None:  # one for every home: the rows are keyed by user
+                self._memory = PostgresMemoryDocuments(database)
+                return self._memory
+            memory = self._memory
+        database.release()  # another thread made it first
+        return memory
 
     @hookimpl
     def memory_shutdown(self) -> None:

@@ -6,11 +6,13 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from hermes_core import Hermes
-from hermes_core.errors import SessionError
+from hermes_core.cli import main
+from hermes_core.errors import ConfigError, SessionError
 
 DSN = "postgresql://hermes@127.0.0.1:1/hermes"  # never reached in these tests
 
@@ -29,6 +31,7 @@ for name in [n for n in sys.modules if n.startswith(("psycopg", "hermes_plugins.
     del sys.modules[name]
 sys.modules["psycopg"] = None
 from hermes_core import Hermes
+from hermes_core.cli import main
 from hermes_core.errors import ConfigError
 for key in ("sessions", "memory"):
     try:
@@ -53,16 +56,12 @@ for key in ("sessions", "memory"):
         assert "pip install 'hermes-context[postgres]'" in line
 
 
-def test_a_disabled_backend_is_never_replaced_by_sqlite(tmp_path: Path) -> None:
-    config = {
-        "sessions": {"backend": "postgres", "dsn": DSN},
-        "plugins": {"disabled": ["postgres"]},
-    }
-    with (
-        Hermes.from_config(config, home=tmp_path) as host,
-        pytest.raises(SessionError, match="no plugin answered session_store"),
-    ):
-        _ = host.session_store
+@pytest.mark.parametrize("key", ["sessions", "memory"])
+def test_a_disabled_backend_is_a_configuration_error(tmp_path: Path, key: str) -> None:
+    config: dict[str, Any] = {"sessions": {"dsn": DSN}, "plugins": {"disabled": ["postgres"]}}
+    config.setdefault(key, {})["backend"] = "postgres"
+    with pytest.raises(ConfigError, match=rf"{key}\.backend: postgres, but plugins\.disabled"):
+        Hermes.from_config(config, home=tmp_path)
     assert not (tmp_path / "state.db").exists()
 
 
@@ -75,3 +74,18 @@ def test_a_backend_that_cannot_open_is_the_hosts_error(tmp_path: Path) -> None:
     ):
         _ = host.session_store
     assert not (tmp_path / "state.db").exists()
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_config_show_never_prints_the_password_of_a_dsn_from_the_environment(
+    isolated_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    as_json: bool,
+) -> None:
+    monkeypatch.setenv("HERMES__SESSIONS__DSN", "postgresql://hermes:Hunter2Secret@db:5432/h")
+    code = main(["config", "show", *(["--json"] if as_json else [])])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Hunter2Secret" not in out
+    assert "sessions.dsn" in out and "@db:5432/h" in out

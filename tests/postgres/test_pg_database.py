@@ -8,6 +8,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 from hermes_core.config.loader import load_config
@@ -148,3 +149,68 @@ def test_a_server_error_is_not_taken_for_a_lost_connection(pg_dsn: str) -> None:
         assert calls == [1]
     finally:
         database.release()
+
+
+def test_the_dsns_own_options_are_kept(pg_dsn: str) -> None:
+    database = Database(f"{pg_dsn}?options=-c%20work_mem%3D77MB", pool_size=1, timeout=0.5)
+    try:
+        shown = database.run(
+            lambda c: c.execute(
+                "SELECT current_setting('work_mem'), current_setting('statement_timeout')"
+            ).fetchone(),
+            idempotent=True,
+        )
+        assert shown == ("77MB", "500ms")
+    finally:
+        database.release()
+
+
+def test_a_database_that_went_away_is_not_called_a_busy_pool() -> None:
+    from pg import create_database, drop_database, dsn_for
+
+    name = create_database("hc_gone")
+    database = Database(dsn_for(name), pool_size=2, timeout=1)
+    try:
+        drop_database(name)
+        with pytest.raises(DatabaseUnavailable) as caught:
+            for _ in range(3):  # the first call may still find the dropped connection
+                database.run(lambda c: c.execute("SELECT 1").fetchone(), idempotent=True)
+        assert "busy" not in str(caught.value)
+    finally:
+        database.release()
+        drop_database(name)
+
+
+def test_sessions_opening_at_once_share_one_memory_backend_and_close_it(
+    tmp_path: Path, pg_dsn: str
+) -> None:
+    import threading
+
+    from hermes_core import Hermes
+
+    config = {"sessions": {"backend": "postgres", "dsn": pg_dsn}, "memory": {"backend": "postgres"}}
+    host = Hermes.from_config(config, home=tmp_path)
+    start = threading.Barrier(8)
+    found: list[object] = []
+
+    def open_documents() -> None:
+        start.wait()
+        found.append(host.memory_documents())
+
+    threads = [threading.Thread(target=open_documents) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len({id(d) for d in found}) == 1
+    plugin = host.plugins.get_plugin("postgres")
+    database = plugin.database()  # type: ignore[union-attr]
+    database.release()
+    host.close()
+    assert database.pool.closed
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        left = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'hermes-context' "
+            "AND datname = current_database()"
+        ).fetchone()
+    assert left == (0,)
