@@ -131,6 +131,7 @@ class MemoryWriter:
                 {**dict(op), "selected": sel} for op, sel in zip(ops, outcome.selected, strict=True)
             ],
             user_id=self.store.user_id,
+            shared=self.store.shared(request.target),
         )
         self.pending.add(record)
         return {
@@ -147,7 +148,20 @@ class MemoryWriter:
         (see :class:`~hermes_core.memory.documents.Claim`): of many processes approving it at
         once, exactly one applies it and the others are refused (``gone``)."""
         record = self.pending.get(pending_id)
-        store = self.store_for(record.user_id)
+        # the scope it was staged for, not the one this home's settings would pick: a home
+        # with memory.per_user_memory: false must not put alice's own entry where bob sees it
+        store = self.store_for(None if record.shared else record.user_id)
+        if record.shared is False and store.shared(record.target):
+            return {
+                "success": False,
+                "reason": "scope",
+                "error": (
+                    f"pending write {record.id} was staged for the {record.target} block of "
+                    f"user {record.user_id!r} alone (memory.per_user_memory: true), but here "
+                    "that block is shared by every user; approve it where per_user_memory is "
+                    "true, or reject it. Nothing was changed."
+                ),
+            }
         claim = Claim(record, self.pending)
         result = store.batch(record.target, _approved_ops(record), exact=True, claim=claim)
         if result.get("success"):

@@ -44,6 +44,9 @@ class PendingWrite:
     selected: str | None = None  # the exact entry a replace/remove picked when staged
     operations: list[dict[str, Any]] = field(default_factory=list)  # batch: with "selected"
     user_id: str | None = None
+    #: whether the target was the block every user of the home shares when it was staged
+    #: (None: a record from before this was kept); approval writes where staging meant
+    shared: bool | None = None
 
 
 def _record_problem(record: PendingWrite, pending_id: str) -> str | None:
@@ -57,6 +60,8 @@ def _record_problem(record: PendingWrite, pending_id: str) -> str | None:
     texts = (record.content, record.old_text, record.selected, record.user_id)
     if not all(t is None or isinstance(t, str) for t in texts) or record.user_id == "":
         return "a text field is not a string"
+    if record.shared is not None and not isinstance(record.shared, bool):
+        return "its scope is not true or false"
     if record.origin not in ORIGINS:
         return "unknown origin"
     ops = record.operations

@@ -46,6 +46,7 @@ def test_stage_records_every_write_and_approval_applies_it(memdir: Path, tmp_pat
         "selected": None,
         "operations": [],
         "user_id": "alice",
+        "shared": False,
     }
     approved = w.approve(pending_id)
     assert approved["success"] and w.store.entries("user") == ["prefers short answers"]

@@ -355,3 +355,30 @@ def test_background_review_only_proposes_what_nobody_asked_for(backend: Backend)
     assert writer.pending.get(proposal["pending_id"]).origin == "background_review"
     assert writer.approve(proposal["pending_id"])["success"]
     assert writer.store.entries("user") == ["likes green tea"]
+
+
+def test_approval_writes_to_the_scope_it_was_staged_for(pg_dsn: str, tmp_path: Path) -> None:
+    """Review finding: home A keeps MEMORY.md per user and stages alice's write; home B, on
+    the same database but with MEMORY.md shared, must not approve it into the shared block."""
+    from hermes_core import Hermes
+    from hermes_core.memory.approval import WriteRequest
+    from hermes_core.memory.home import open_store, open_writer
+
+    def host(name: str, per_user: bool) -> Hermes:
+        memory = {"backend": "postgres", "write_approval": "stage", "per_user_memory": per_user}
+        config = {"sessions": {"backend": "postgres", "dsn": pg_dsn}, "memory": memory}
+        return Hermes.from_config(config, home=tmp_path / name)
+
+    with host("a", True) as a, host("b", False) as b:
+        staging = open_writer(a.home, a.settings, user_id="alice", documents=a.memory_documents())
+        staged = staging.write(WriteRequest("add", "memory", "alice banks with Acme"))
+        approver = open_writer(b.home, b.settings, user_id=None, documents=b.memory_documents())
+        refused = approver.approve(staged["pending_id"])
+        assert refused["success"] is False and refused["reason"] == "scope"
+        bob = open_store(b.home, b.settings, user_id="bob", documents=b.memory_documents())
+        assert bob.entries("memory") == []
+        applied = staging.approve(staged["pending_id"])  # where the setting matches
+        assert applied["success"]
+        alice = open_store(a.home, a.settings, user_id="alice", documents=a.memory_documents())
+        assert alice.entries("memory") == ["alice banks with Acme"]
+        assert bob.entries("memory") == []
