@@ -57,6 +57,9 @@ class MessageChecks:
                 assert canonical(row.message) == canonical(original), (
                     f"message {n} came back changed:\n{row.message!r}\nwas\n{original!r}"
                 )
+                assert list(row.message) == list(original), (
+                    f"message {n} came back with its keys in another order: {list(row.message)}"
+                )
                 assert (row.session_id, row.seq) == ("s", n + 1)
                 assert (row.active, row.compacted, row.api_content) == (True, False, None), row
                 assert row.token_count is None, row

@@ -29,7 +29,7 @@ __all__ = ["ConcurrencyChecks", "SearchChecks"]
 #: seconds a concurrency check waits for its threads before calling the store hung
 HUNG_AFTER = 300.0
 
-SEARCH_USERS: tuple[str | None, ...] = ("alice", "bob", None, "", "Alice")
+SEARCH_USERS: tuple[str | None, ...] = ("alice", "bob", None, "", "Alice", "alice\x00")
 
 
 def add(store: SessionStore, session_id: str, owner: str | None, *texts: str) -> None:
@@ -71,14 +71,16 @@ class SearchChecks:
 
     def test_search_is_filtered_by_user_in_every_direction(self, store: SessionStore) -> None:
         for n, owner in enumerate(SEARCH_USERS):
-            add(store, f"s{n}", owner, "the secret launch plan")
-        for n, caller in enumerate(SEARCH_USERS):
-            hits = store.search("secret launch", user_id=caller, limit=50)
-            assert hit_ids(hits) == [f"s{n}"], (
-                f"user {caller!r} must find exactly their own session s{n}, got {hit_ids(hits)}"
-            )
-            assert hits[0].user_id == caller, f"a hit of {caller!r} names {hits[0].user_id!r}"
-        assert store.search("secret launch", user_id="carol", limit=50) == []
+            add(store, f"s{n}", owner, "the secret launch plan 秘密计划")
+        for query in ("secret launch", "秘密", "秘密计划 launch"):  # words, short CJK, both
+            for n, caller in enumerate(SEARCH_USERS):
+                hits = store.search(query, user_id=caller, limit=50)
+                assert hit_ids(hits) == [f"s{n}"], (
+                    f"user {caller!r} must find exactly their own session s{n} with {query!r}, "
+                    f"got {hit_ids(hits)}"
+                )
+                assert hits[0].user_id == caller, f"a hit of {caller!r} names {hits[0].user_id!r}"
+            assert store.search(query, user_id="carol", limit=50) == []
 
     def test_search_of_archived_rows_is_filtered_by_user(self, store: SessionStore) -> None:
         add(store, "alice-1", "alice", "the redis eviction policy", "ok")
@@ -148,6 +150,7 @@ class SearchChecks:
         assert hit.seq == 1, "archived rows stay searchable"
         assert [line.seq for line in hit.context] == [1, 2], "archived neighbours are context"
         assert hit_ids(store.search("caching", user_id=None)) == ["s"], "the summary is found"
+        assert hit_ids(store.search("allkeys-lru", user_id=None)) == ["s"], "any archived word"
 
     @pytest.mark.parametrize(
         ("text", "queries"),

@@ -10,7 +10,7 @@ import pytest
 
 from hermes_core.errors import SessionError
 from hermes_core.sessions.store import SessionRecord, SessionStore
-from hermes_core.testing.store_kit import OpenStore, canonical, seeded, user
+from hermes_core.testing.store_kit import OpenStore, canonical, family, seeded, user
 
 __all__ = ["SessionChecks"]
 
@@ -22,6 +22,7 @@ OWNER_PAIRS: tuple[tuple[str | None, str | None], ...] = (
     (None, "alice"),
     ("alice", "Alice"),
     ("alice", "alice "),
+    ("alice", ""),
     ("", None),
     (None, ""),
 )
@@ -144,11 +145,7 @@ class SessionChecks:
         }, "add_counters must add each delta to its counter (a new one starts at 0)"
 
     def test_lineage_walks_to_ancestors_and_descendants(self, store: SessionStore) -> None:
-        store.open_session("root", user_id="u")
-        store.open_session("child", user_id="u", parent_session_id="root")
-        store.open_session("grandchild", user_id="u", parent_session_id="child")
-        store.open_session("sibling", user_id="u", parent_session_id="root")
-        store.open_session("stranger", user_id="u")
+        family(store)
         assert _get(store, "child", "u").parent_session_id == "root"
         expected = {
             "grandchild": {"root", "child", "grandchild"},
@@ -157,10 +154,10 @@ class SessionChecks:
             "sibling": {"root", "sibling"},
             "stranger": {"stranger"},
         }
-        for session_id, family in expected.items():
+        for session_id, relatives in expected.items():
             lineage = store.lineage(session_id)
             assert len(lineage) == len(set(lineage)), f"lineage({session_id!r}) repeats: {lineage}"
-            assert set(lineage) == family, f"lineage({session_id!r}) = {lineage}"
+            assert set(lineage) == relatives, f"lineage({session_id!r}) = {lineage}"
 
     def test_writes_to_an_unknown_session_are_refused(self, store: SessionStore) -> None:
         for write in (
@@ -174,6 +171,7 @@ class SessionChecks:
                 write()
         assert store.messages("missing") == [], "a refused write left rows behind"
         assert store.get_session("missing", user_id=None) is None
+        assert store.last_seq("missing") == 0, "a session that does not exist has no rows"
 
     def test_close_twice_is_safe(self, open_store: OpenStore) -> None:
         store = open_store()

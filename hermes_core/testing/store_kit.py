@@ -21,6 +21,7 @@ __all__ = [
     "call",
     "canonical",
     "contents",
+    "family",
     "hit_ids",
     "seeded",
     "snapshot",
@@ -92,6 +93,8 @@ ROUND_TRIP_MESSAGES: tuple[dict[str, Any], ...] = (
     {"tool_calls": [], "role": "assistant", "content": "keys in an unusual order"},
     {"role": 7, "content": 3.5, "name": None, "tool_call_id": 12, "tool_calls": {"odd": True}},
     {"role": "user", "content": {"not": "a list"}, "reasoning": {"steps": ["a", "b"]}},
+    user("a lone surrogate \ud800 survives, and \udfff"),
+    {"role": "assistant", "content": "infinity", "n": float("inf"), "m": -float("inf")},
 )
 
 #: queries a model or a user may send: none may raise, none may reach another user's rows
@@ -153,6 +156,16 @@ def snapshot(store: SessionStore, session_id: str) -> list[tuple[Any, ...]]:
         (m.seq, m.active, m.compacted, canonical(m.message), m.api_content, m.token_count)
         for m in store.messages(session_id, include_archived=True)
     ]
+
+
+def family(store: SessionStore, user_id: str | None = "u") -> None:
+    """Sessions ``root`` > ``child`` > ``grandchild``, ``root`` > ``sibling``, and a
+    ``stranger`` with no relatives, all of ``user_id``, created in that order."""
+    store.open_session("root", user_id=user_id)
+    store.open_session("child", user_id=user_id, parent_session_id="root")
+    store.open_session("grandchild", user_id=user_id, parent_session_id="child")
+    store.open_session("sibling", user_id=user_id, parent_session_id="root")
+    store.open_session("stranger", user_id=user_id)
 
 
 def seeded(store: SessionStore, session_id: str = "s", user_id: str | None = "u") -> list[Any]:

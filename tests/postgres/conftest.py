@@ -1,4 +1,5 @@
-"""PostgreSQL tests: each gets a fresh database on this machine's server (tests/support/pg.py).
+"""PostgreSQL tests: each gets a fresh database on this machine's server (tests/support/pg.py),
+and ``store``, a session store on it.
 
 Without psycopg (the core-only test environment) this folder is not collected; where the
 PostgreSQL tests must run (``HERMES_POSTGRES_REQUIRED=1``, tox's py3-all) a missing psycopg
@@ -18,6 +19,19 @@ if importlib.util.find_spec("psycopg") is None:
         )
     collect_ignore_glob = ["test_*.py"]
 else:
+    from collections.abc import Iterator
+
+    import pytest
     from pg import pg_dsn
 
-    __all__ = ["pg_dsn"]
+    from hermes_plugins.postgres.database import Database
+    from hermes_plugins.postgres.sessions import PostgresSessionStore
+
+    __all__ = ["pg_dsn", "store"]
+
+    @pytest.fixture
+    def store(pg_dsn: str) -> Iterator[PostgresSessionStore]:
+        """A session store on the test's fresh database (closed after the test)."""
+        opened = PostgresSessionStore(Database(pg_dsn, timeout=30))
+        yield opened
+        opened.close()

@@ -4,6 +4,7 @@ opening refuses, the version trigger, the size bound, and the database reference
 from __future__ import annotations
 
 import pytest
+from pg import sql
 
 from hermes_core.errors import MemoryStoreError
 from hermes_core.memory import MemoryStore
@@ -13,12 +14,6 @@ psycopg = pytest.importorskip("psycopg")
 from hermes_plugins.postgres.database import Database, DatabaseUnavailable  # noqa: E402
 from hermes_plugins.postgres.memory import PostgresMemoryDocuments  # noqa: E402
 from hermes_plugins.postgres.memory.schema import SCHEMA_VERSION  # noqa: E402
-
-
-def sql(dsn: str, query: str, *params: object) -> list[tuple[object, ...]]:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        cursor = conn.execute(query, params or None)
-        return cursor.fetchall() if cursor.description else []
 
 
 def test_memory_and_sessions_share_the_schema_with_their_own_tables(pg_dsn: str) -> None:

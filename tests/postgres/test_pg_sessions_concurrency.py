@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import multiprocessing
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import psycopg
 import pytest
+from pg import wait_for
 
 from hermes_core.errors import SessionError, StaleSessionError
 from hermes_core.sessions.sqlite.rows import owner_token
@@ -30,14 +30,6 @@ def hosts(pg_dsn: str) -> Iterator[tuple[PostgresSessionStore, PostgresSessionSt
     yield first, second
     first.close()
     second.close()
-
-
-def wait_for(condition: Callable[[], bool], what: str) -> None:
-    """Poll a condition the server reports (not a guess at how long something takes)."""
-    deadline = time.monotonic() + 60
-    while not condition():
-        assert time.monotonic() < deadline, f"never saw: {what}"
-        time.sleep(0.01)
 
 
 def test_a_stale_append_changes_nothing(

@@ -1,61 +1,35 @@
-"""Search on PostgreSQL: ts_rank_cd order, one hit per session, snippets and neighbours, CJK
-through the trigram index, tools, archived rows, hostile text, and one user's sessions only."""
+"""Search on PostgreSQL: the ts_rank_cd and BM25-like orders, tool names weighted, the indexes
+serving the queries, the exact user check, the per-user ranking window, diacritics, words the
+index cannot split, hostile and placeholder text; and the cases both built-in stores share
+(tests/support/store_cases.py). Per-user filtering, snippets, CJK, tools and archived rows are
+the conformance kit's checks (test_pg_sessions_conformance.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any, cast
 
 import psycopg
 import pytest
+from store_cases import SearchCases, add
 
 from hermes_core.sessions.sqlite.rows import owner_token
-from hermes_core.sessions.store import SearchHit, SnippetLine
-from hermes_core.testing.store_kit import (
-    FILLER,
-    HOSTILE_QUERIES,
-    assistant,
-    call,
-    tool_result,
-    user,
-)
-from hermes_plugins.postgres.database import Database
+from hermes_core.testing.store_kit import FILLER, HOSTILE_QUERIES, assistant, call, user
+from hermes_core.testing.store_kit import hit_ids as ids
 from hermes_plugins.postgres.sessions import PostgresSessionStore, search
 from hermes_plugins.postgres.sessions.search import run_search
 
 
-@pytest.fixture
-def store(pg_dsn: str) -> Iterator[PostgresSessionStore]:
-    opened = PostgresSessionStore(Database(pg_dsn))
-    yield opened
-    opened.close()
-
-
-def add(store: PostgresSessionStore, session_id: str, owner: str | None, *texts: str) -> None:
-    store.open_session(session_id, user_id=owner, title=f"title of {session_id}")
-    store.append_messages(
-        session_id, [user(t) if n % 2 == 0 else assistant(t) for n, t in enumerate(texts)]
-    )
-
-
-def ids(hits: list[SearchHit]) -> list[str]:
-    return [h.session_id for h in hits]
-
-
-def test_the_denser_match_ranks_first(store: PostgresSessionStore) -> None:
-    add(store, "sparse", None, f"kubernetes {FILLER}")
-    add(store, "dense", None, "kubernetes kubernetes upgrade")
-    add(store, "none", None, "nothing relevant here")
-    hits = store.search("kubernetes", user_id=None, limit=10)
-    assert ids(hits) == ["dense", "sparse"]
-    assert hits[0].score > hits[1].score > 0
+class TestPostgresSearchCases(SearchCases):
+    """The shared cases, on the ``store`` fixture of conftest.py."""
 
 
 def test_more_occurrences_in_equal_lengths_rank_higher(store: PostgresSessionStore) -> None:
     add(store, "one", None, "ansible alpha beta gamma delta epsilon")
     add(store, "three", None, "ansible ansible ansible gamma delta epsilon")
     add(store, "two", None, "ansible ansible beta gamma delta epsilon")
-    assert ids(store.search("ansible", user_id=None, limit=10)) == ["three", "two", "one"]
+    hits = store.search("ansible", user_id=None, limit=10)
+    assert ids(hits) == ["three", "two", "one"]
+    assert hits[-1].score > 0  # ts_rank_cd: a match scores above nothing
     for text in ("数据库 三次 数据库 数据库", "数据库 两次 数据库 填充", "数据库 一次 填充 填充"):
         add(store, f"cjk {text.split()[1]}", None, text)
     assert ids(store.search("数据库", user_id=None, limit=10)) == [
@@ -72,92 +46,6 @@ def test_a_tool_name_outweighs_the_same_word_in_prose(store: PostgresSessionStor
         "tools", [assistant(None, tool_calls=[call("c1", "zebrafetch", '{"path": "x"}')])]
     )
     assert ids(store.search("zebrafetch", user_id=None, limit=10)) == ["tools", "prose"]
-
-
-def test_one_hit_per_session_with_its_best_message_and_the_match_count(
-    store: PostgresSessionStore,
-) -> None:
-    add(store, "s", None, f"deploy {FILLER}", "unrelated", "deploy deploy now", "deploy")
-    (hit,) = store.search("deploy", user_id=None)
-    assert hit.matches == 3
-    assert hit.seq in (3, 4)
-    assert (hit.title, hit.user_id) == ("title of s", None)
-
-
-def test_limit_and_excluded_sessions(store: PostgresSessionStore) -> None:
-    for n in range(6):
-        add(store, f"s{n}", None, f"postgres vacuum run {n}")
-    assert len(store.search("vacuum", user_id=None)) == 3
-    assert len(store.search("vacuum", user_id=None, limit=10)) == 6
-    assert store.search("vacuum", user_id=None, limit=0) == []
-    assert store.search("vacuum", user_id=None, limit=-5) == []
-    assert len(store.search("vacuum", user_id=None, limit=10**30)) == 6
-    kept = store.search("vacuum", user_id=None, limit=10, exclude_sessions=["s1", "s4", "x\x00"])
-    assert sorted(ids(kept)) == ["s0", "s2", "s3", "s5"]
-    assert store.search("数据", user_id=None, exclude_sessions=[f"s{n}" for n in range(6)]) == []
-
-
-def test_snippet_marks_the_terms_and_context_holds_the_neighbours(
-    store: PostgresSessionStore,
-) -> None:
-    add(
-        store,
-        "s",
-        None,
-        "first message",
-        "the nginx config has a typo in the upstream block",
-        "third message",
-        "fourth message",
-    )
-    (hit,) = store.search("nginx upstream", user_id=None)
-    assert hit.seq == 2 and hit.role == "assistant"
-    assert ">>nginx<<" in hit.snippet and ">>upstream<<" in hit.snippet
-    assert hit.context == (
-        SnippetLine(1, "user", "first message"),
-        SnippetLine(2, "assistant", hit.snippet),
-        SnippetLine(3, "user", "third message"),
-    )
-    (first,) = store.search("first", user_id=None)
-    assert [line.seq for line in first.context] == [1, 2]
-
-
-def test_snippets_are_short_and_redacted(store: PostgresSessionStore) -> None:
-    key = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD"
-    add(store, "s", None, f"{FILLER} {FILLER} needle {FILLER} {FILLER}", f"the key {key}", "x")
-    (hit,) = store.search("needle", user_id=None)
-    assert ">>needle<<" in hit.snippet and len(hit.snippet) < 300 and "…" in hit.snippet
-    assert key not in hit.context[1].text
-    (secret,) = store.search("key", user_id=None)
-    assert key not in secret.snippet and "REDACTED" in secret.snippet
-
-
-@pytest.mark.parametrize(
-    ("text", "queries"),
-    [
-        ("我们需要把数据库迁移到新的服务器上", ["数据", "数据库迁移", "服务器"]),
-        ("東京タワーの近くで会議がありました", ["東京", "タワーの近", "会議"]),
-        ("한국어 문장도 검색됩니다", ["검색", "한국어 문장"]),
-    ],
-    ids=["chinese", "japanese", "korean"],
-)
-def test_cjk_is_found_by_short_and_long_queries(
-    store: PostgresSessionStore, text: str, queries: list[str]
-) -> None:
-    add(store, "cjk", None, "an english message first", text)
-    add(store, "other", None, "unrelated english text", "另一个完全不同的句子")
-    add(store, "theirs", "zed", text)
-    for query in queries:
-        hits = store.search(query, user_id=None)
-        assert ids(hits) == ["cjk"], query
-        assert hits[0].seq == 2
-        assert ">>" in hits[0].snippet and "<<" in hits[0].snippet
-
-
-def test_cjk_mixed_with_latin_words(store: PostgresSessionStore) -> None:
-    add(store, "mixed", None, "运行 pytest 的时候数据库连接失败")
-    add(store, "latin-only", None, "pytest passes")
-    assert ids(store.search("pytest 数据库", user_id=None)) == ["mixed"]
-    assert ids(store.search("数据 PYTEST", user_id=None)) == ["mixed"]
 
 
 def test_the_indexes_serve_the_queries(pg_dsn: str, store: PostgresSessionStore) -> None:
@@ -193,47 +81,6 @@ class Explaining:
             plan = self.conn.execute(f"EXPLAIN {query}", params).fetchall()
             self.plans.append("\n".join(str(row[0]) for row in plan))
         return self.conn.execute(query, params)
-
-
-def test_tool_names_and_arguments_are_searchable(store: PostgresSessionStore) -> None:
-    store.open_session("tools", user_id=None)
-    store.append_messages(
-        "tools",
-        [
-            user("check the config"),
-            assistant(None, tool_calls=[call("c1", "read_file", '{"path": "conf/haproxy.cfg"}')]),
-            tool_result("c1", "read_file", "frontend http"),
-        ],
-    )
-    add(store, "prose", None, "I like to read files")
-    by_name = store.search("read_file", user_id=None)
-    assert ids(by_name) == ["tools"] and by_name[0].matches == 2
-    by_argument = store.search("haproxy.cfg", user_id=None)
-    assert ids(by_argument) == ["tools"] and by_argument[0].seq == 2
-    assert ">>haproxy.cfg<<" in by_argument[0].snippet
-    assert by_argument[0].context[0] == SnippetLine(1, "user", "check the config")
-
-
-def test_archived_rows_are_found_with_their_neighbours(store: PostgresSessionStore) -> None:
-    add(store, "s", None, "the redis eviction policy is allkeys-lru", "ok")
-    store.commit_compaction("s", [user("[summary] talked about caching")], [None], in_place=True)
-    (hit,) = store.search("eviction", user_id=None)
-    assert hit.seq == 1
-    assert [line.seq for line in hit.context] == [1, 2]
-    assert ids(store.search("allkeys-lru", user_id=None)) == ["s"]
-
-
-def test_users_never_see_each_others_sessions(store: PostgresSessionStore) -> None:
-    owners = ["alice", "bob", None, "", "Alice", "alice\x00"]
-    for n, owner in enumerate(owners):
-        add(store, f"s{n}", owner, "the secret launch plan 秘密计划")
-    for n, caller in enumerate(owners):
-        for query in ("secret launch", "秘密", "秘密计划 launch"):
-            hits = store.search(query, user_id=caller, limit=50)
-            assert ids(hits) == [f"s{n}"], (caller, query)
-            assert hits[0].user_id == caller
-    assert store.search("secret launch", user_id="carol") == []
-    assert store.search("秘密", user_id="carol") == []
 
 
 def test_the_exact_user_check_decides_not_the_owner_token(
@@ -286,14 +133,6 @@ def test_a_query_without_an_indexable_word_matches_nothing(store: PostgresSessio
         assert store.search(query, user_id=None) == [], query
     assert ids(store.search("ª", user_id=None)) == ["s"]
     assert ids(store.search("plain ²", user_id=None)) == ["s"]  # the word decides
-
-
-def test_code_like_queries_find_their_text(store: PostgresSessionStore) -> None:
-    add(store, "s", None, "run pytest -k foo against src/app.py:12 then 100% done_ok")
-    add(store, "t", None, "nothing to see, app py")
-    for query in ['pytest -k "foo"', "src/app.py:12", "100%", "done_ok", '"src/app.py"']:
-        assert ids(store.search(query, user_id=None)) == ["s"], query
-    assert store.search("", user_id=None) == []
 
 
 EXTRA_HOSTILE = (

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -76,3 +77,19 @@ def pg_dsn() -> Iterator[str]:
     """The connection string of a fresh database, dropped after the test."""
     with fresh_database() as dsn:
         yield dsn
+
+
+def sql(dsn: str, query: str, *params: object) -> list[tuple[object, ...]]:
+    """Run one statement through a connection of the test's own (autocommit); its rows."""
+    psycopg = _psycopg()
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        cursor = conn.execute(query, params or None)
+        return cursor.fetchall() if cursor.description else []
+
+
+def wait_for(condition: Callable[[], bool], what: str) -> None:
+    """Poll a condition the server reports (not a guess at how long something takes)."""
+    deadline = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < deadline, f"never saw: {what}"
+        time.sleep(0.01)

@@ -12,22 +12,21 @@ doubled transcript: old and new rows are never both active).
   ``parent_session_id`` set and ``messages`` as its rows (seq and pos 1..n); the parent's
   rows are left as they were.
 
-A message named by an origin is expected unchanged from that row. When its encoding differs
-after all, the stored row cannot stand for it: it is treated as new (inserted; the old row
-is archived in place), so the text the caller gave is what the active view holds.
+The rules themselves (which origins are allowed, what is kept, where each message lands) are
+every backend's, in :mod:`hermes_core.sessions.commit_plan`; this module reads and writes.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 
-from hermes_core.errors import SessionError
+from hermes_core.sessions import checks, commit_plan
 from hermes_core.sessions.sqlite.rows import EncodedMessage, owner_token
 from hermes_core.sessions.store import CompactionCommit
 
-__all__ = ["check_origins", "commit_compaction", "insert_rows"]
+__all__ = ["commit_compaction", "insert_rows"]
 
 _ROW_COLUMNS = "role, content, tool_calls, tool_call_id, name, extra"
 
@@ -65,100 +64,55 @@ def commit_compaction(
 ) -> CompactionCommit:
     """Do the commit inside the caller's write transaction."""
     session = conn.execute(
-        "SELECT user_id, model, title, ended_at FROM sessions WHERE id = ?", (session_id,)
+        "SELECT user_id, model, title FROM sessions WHERE id = ?", (session_id,)
     ).fetchone()
     if session is None:
-        raise SessionError(f"no such session: {session_id!r}")
-    if len(origins) != len(encoded):
-        raise SessionError(f"commit_compaction: {len(encoded)} messages but {len(origins)} origins")
-    active = {
-        seq: (row_id, (*columns,), token_count)
-        for seq, row_id, token_count, *columns in conn.execute(
-            f"SELECT seq, id, token_count, {_ROW_COLUMNS} FROM messages "
+        raise checks.no_such_session(session_id)
+    active: commit_plan.Active = {
+        seq: ((*columns,), token_count)
+        for seq, token_count, *columns in conn.execute(
+            f"SELECT seq, token_count, {_ROW_COLUMNS} FROM messages "
             "WHERE session_id = ? AND active = 1",
             (session_id,),
         )
     }
-    check_origins(session_id, origins, active)
-    # an origin whose message changed cannot stand for it: treat it as new
-    kept = [
-        origin if origin is not None and active[origin][1] == enc.columns() else None
-        for enc, origin in zip(encoded, origins, strict=True)
-    ]
+    kept = commit_plan.kept_origins(session_id, encoded, origins, active)
     if not in_place:
+        rows = commit_plan.child_rows(encoded, kept, active)
         return _to_child(
-            conn,
-            session_id,
-            session,
-            rows=[
-                (enc, active[origin][2] if origin is not None else None)
-                for enc, origin in zip(encoded, kept, strict=True)
-            ],
-            child_session_id=child_session_id,
-            now=now,
+            conn, session_id, session, rows, child_session_id=child_session_id, now=now
         )
-    archive = sorted(set(active) - {seq for seq in kept if seq is not None})
-    conn.execute(
-        "UPDATE messages SET active = 0, compacted = 1, pos = NULL "
-        "WHERE session_id = ? AND seq IN (SELECT value FROM json_each(?))",
-        (session_id, json.dumps(archive)),
-    )
     (next_seq,) = conn.execute(
         "SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?", (session_id,)
     ).fetchone()
-    seqs: list[int] = []
-    new_rows = []
-    for pos, (enc, origin) in enumerate(zip(encoded, kept, strict=True), start=1):
-        if origin is None:
-            new_rows.append((next_seq, pos, enc, None, None))
-            seqs.append(next_seq)
-            next_seq += 1
-        else:
-            conn.execute(
-                "UPDATE messages SET pos = ? WHERE session_id = ? AND seq = ?",
-                (pos, session_id, origin),
-            )
-            seqs.append(origin)
-    insert_rows(conn, session_id, new_rows, user_id=session[0], now=now)
-    return CompactionCommit(session_id=session_id, seqs=tuple(seqs), archived=len(archive))
-
-
-def check_origins(session_id: str, origins: Sequence[int | None], active: Collection[int]) -> None:
-    """Refuse origins that are not distinct active seqs (backend-neutral: the PostgreSQL
-    store uses it too)."""
-    seen: set[int] = set()
-    for index, origin in enumerate(origins):
-        if origin is None:
-            continue
-        if isinstance(origin, bool) or not isinstance(origin, int) or origin not in active:
-            raise SessionError(
-                f"commit_compaction: origins[{index}] = {origin!r} is not an active row of "
-                f"session {session_id!r}; nothing was changed"
-            )
-        if origin in seen:
-            raise SessionError(
-                f"commit_compaction: origins[{index}] names seq {origin} twice; nothing was changed"
-            )
-        seen.add(origin)
+    plan = commit_plan.in_place(encoded, kept, active, next_seq)
+    conn.execute(
+        "UPDATE messages SET active = 0, compacted = 1, pos = NULL "
+        "WHERE session_id = ? AND seq IN (SELECT value FROM json_each(?))",
+        (session_id, json.dumps(plan.archive)),
+    )
+    conn.executemany(
+        "UPDATE messages SET pos = ? WHERE session_id = ? AND seq = ?",
+        [(pos, session_id, seq) for pos, seq in plan.moved],
+    )
+    insert_rows(conn, session_id, plan.new_rows, user_id=session[0], now=now)
+    return plan.commit(session_id)
 
 
 def _to_child(
     conn: sqlite3.Connection,
     session_id: str,
-    session: tuple[str | None, str | None, str | None, float | None],
+    session: tuple[str | None, str | None, str | None],
+    rows: Sequence[tuple[int, int, EncodedMessage, str | None, int | None]],
     *,
-    rows: Sequence[tuple[EncodedMessage, int | None]],
     child_session_id: str | None,
     now: float,
 ) -> CompactionCommit:
-    """End ``session_id`` and start the child holding ``rows`` (message, token count)."""
-    if not child_session_id:
-        raise SessionError("commit_compaction: in_place=False needs a child_session_id")
-    if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (child_session_id,)).fetchone():
-        raise SessionError(
-            f"commit_compaction: session {child_session_id!r} already exists; nothing was changed"
-        )
-    user_id, model, title, _ = session
+    """End ``session_id`` and start the child holding ``rows``."""
+    child = checks.child_id(child_session_id)
+    if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (child,)).fetchone():
+        raise checks.child_taken(child)
+    user_id, model, title = session
     conn.execute(
         "UPDATE sessions SET ended_at = ?, end_reason = 'compression' "
         "WHERE id = ? AND ended_at IS NULL",
@@ -167,15 +121,7 @@ def _to_child(
     conn.execute(
         "INSERT INTO sessions (id, parent_session_id, user_id, title, model, started_at) "
         "VALUES (?, ?, ?, ?, ?, ?)",
-        (child_session_id, session_id, user_id, title, model, now),
+        (child, session_id, user_id, title, model, now),
     )
-    insert_rows(
-        conn,
-        child_session_id,
-        [(n, n, enc, None, tokens) for n, (enc, tokens) in enumerate(rows, start=1)],
-        user_id=user_id,
-        now=now,
-    )
-    return CompactionCommit(
-        session_id=child_session_id, seqs=tuple(range(1, len(rows) + 1)), archived=0
-    )
+    insert_rows(conn, child, rows, user_id=user_id, now=now)
+    return commit_plan.child_commit(child, len(rows))

@@ -1,5 +1,6 @@
-"""``sessions`` and ``messages`` rows as the records of :mod:`hermes_core.sessions.store`,
-and the small lookups the store's transactions share."""
+"""``sessions`` and ``messages`` rows as the records of :mod:`hermes_core.sessions.store`
+(built as every backend builds them, :mod:`hermes_core.sessions.records`), and the small
+lookups the store's transactions share."""
 
 from __future__ import annotations
 
@@ -8,16 +9,15 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from hermes_core.errors import SessionError
+from hermes_core.sessions import records as neutral
+from hermes_core.sessions.checks import no_such_session
 from hermes_core.sessions.sqlite.rows import decode_message
 from hermes_core.sessions.store import SessionRecord, StoredMessage
 
 __all__ = [
     "MESSAGE_COLUMNS",
     "SESSION_COLUMNS",
-    "dump_json",
     "lineage",
-    "owned",
     "record",
     "require_session",
     "session",
@@ -35,13 +35,6 @@ MESSAGE_COLUMNS = (
 )
 
 
-def dump_json(value: Any, what: str) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError) as exc:
-        raise SessionError(f"{what} holds a value JSON cannot store ({exc})") from None
-
-
 def session(conn: sqlite3.Connection, session_id: str) -> SessionRecord | None:
     row = conn.execute(
         f"SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?", (session_id,)
@@ -51,56 +44,24 @@ def session(conn: sqlite3.Connection, session_id: str) -> SessionRecord | None:
 
 def require_session(conn: sqlite3.Connection, session_id: str) -> None:
     if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
-        raise SessionError(f"no such session: {session_id!r}")
+        raise no_such_session(session_id)
 
 
 def session_user(conn: sqlite3.Connection, session_id: str) -> str | None:
     """The user of ``session_id``; :class:`SessionError` when there is no such session."""
     row = conn.execute("SELECT user_id FROM sessions WHERE id = ?", (session_id,)).fetchone()
     if row is None:
-        raise SessionError(f"no such session: {session_id!r}")
+        raise no_such_session(session_id)
     user_id: str | None = row[0]
     return user_id
 
 
-def owned(found: SessionRecord, user_id: str | None) -> SessionRecord:
-    """``found`` when it belongs to ``user_id``; else the refusal of ``open_session``."""
-    if found.user_id != user_id:
-        raise SessionError(
-            f"session id {found.id!r} is already used by another user; it is never resumed "
-            "under a different one (start a new session id)"
-        )
-    return found
-
-
 def record(row: Sequence[Any]) -> SessionRecord:
-    sid, user, parent, title, model, started, ended, reason, counters, state = row
-    return SessionRecord(
-        id=sid,
-        user_id=user,
-        parent_session_id=parent,
-        title=title,
-        model=model,
-        started_at=float(started),
-        ended_at=None if ended is None else float(ended),
-        end_reason=reason,
-        counters=json.loads(counters or "{}"),
-        state=json.loads(state or "{}"),
-    )
+    return neutral.session_record(row, counters=lambda text: json.loads(text or "{}"))
 
 
 def stored_message(row: Sequence[Any]) -> StoredMessage:
-    session_id, seq, *columns, extra, active, compacted, api, timestamp, tokens = row
-    return StoredMessage(
-        session_id=session_id,
-        seq=seq,
-        message=decode_message(columns, extra),
-        active=bool(active),
-        compacted=bool(compacted),
-        api_content=api,
-        timestamp=float(timestamp),
-        token_count=tokens,
-    )
+    return neutral.stored_message(row, decode_message)
 
 
 _LINEAGE = """

@@ -36,7 +36,6 @@ __all__ = [
     "decode_message",
     "encode_message",
     "owner_token",
-    "preview",
     "tool_text",
 ]
 
@@ -177,11 +176,3 @@ def decode_message(columns: Sequence[str | None], extra: str | None) -> dict[str
         if order:
             message = {key: message[key] for key in order}
     return message
-
-
-def preview(content: str | None, tools: str | None, width: int = 160) -> str:
-    """A one-line excerpt of a row for search context: its text, else the tools it names."""
-    text = " ".join((content or "").split())
-    if not text and tools and tools.strip():
-        text = f"[tools: {tools.strip()}]"
-    return text if len(text) <= width else text[: width - 1] + "…"

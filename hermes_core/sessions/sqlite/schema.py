@@ -19,6 +19,7 @@ import sqlite3
 from collections.abc import Callable
 
 from hermes_core.errors import SessionError
+from hermes_core.sessions.checks import newer_schema
 from hermes_core.sessions.sqlite.rows import owner_token, tool_text
 
 __all__ = [
@@ -112,11 +113,7 @@ def user_version(conn: sqlite3.Connection) -> int:
 def check_version(version: int, path: object) -> None:
     """Refuse a file written by a newer hermes-context (before anything is written to it)."""
     if version > SCHEMA_VERSION:
-        raise SessionError(
-            f"session store {path} has schema version {version}, but this hermes-context "
-            f"knows only up to {SCHEMA_VERSION}: upgrade hermes-context (the file was not "
-            "changed)"
-        )
+        raise SessionError(newer_schema(f"session store {path}", version, SCHEMA_VERSION, "file"))
     if version < 0:
         raise SessionError(f"session store {path} has an invalid schema version {version}")
 

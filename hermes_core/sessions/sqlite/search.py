@@ -27,16 +27,10 @@ import sqlite3
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from hermes_core.redact import redact
-from hermes_core.sessions.query import (
-    contains_any,
-    has_cjk,
-    like_pattern,
-    mark_matches,
-    parse_query,
-)
+from hermes_core.sessions.query import has_cjk, like_pattern, parse_query
+from hermes_core.sessions.records import BestMatch, context_line, snippet
 from hermes_core.sessions.sqlite.fts import TEXT_COLUMNS
-from hermes_core.sessions.sqlite.rows import owner_token, preview
+from hermes_core.sessions.sqlite.rows import owner_token
 from hermes_core.sessions.store import SearchHit, SnippetLine
 
 __all__ = ["MAX_RANKED", "fts5_query", "run_search"]
@@ -49,8 +43,6 @@ _TEXT = (
     "(coalesce(m.content, '') || char(10) || coalesce(m.tool_names, '') || char(10)"
     " || coalesce(m.tool_args, ''))"
 )
-_SNIPPET_TOKENS = {"messages_fts": 24, "messages_trigram": 64}
-_EXCERPT_WIDTH = 160
 
 
 @dataclass(frozen=True)
@@ -60,21 +52,6 @@ class _Plan:
     table: str | None
     indexed: tuple[str, ...]
     scanned: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class _Best:
-    """The best-scoring message of one session, as the grouping query returns it."""
-
-    session_id: str
-    user_id: str | None
-    title: str | None
-    started_at: float
-    row_id: int
-    seq: int
-    role: str | None
-    score: float
-    matches: int
 
 
 def run_search(
@@ -122,8 +99,8 @@ def run_search(
             f"WHERE {table} MATCH :match AND {' AND '.join(likes)}"
         )
         likes = []
-    best = [_Best(*row) for row in conn.execute(_grouped(source, likes), params)]
-    return [_hit(conn, b, plan, params.get("match"), terms) for b in best]
+    found = conn.execute(_grouped(source, likes), params).fetchall()
+    return [_hit(conn, row_id, BestMatch(*best), terms) for row_id, *best in found]
 
 
 def _plan(terms: tuple[str, ...], fts: bool) -> _Plan:
@@ -168,7 +145,7 @@ def _grouped(source: str, conditions: Sequence[str]) -> str:
         ]
     )
     return f"""WITH h AS MATERIALIZED ({source})
-        SELECT m.session_id, s.user_id, s.title, s.started_at, m.id, m.seq, m.role,
+        SELECT m.id, m.session_id, s.user_id, s.title, s.started_at, m.seq, m.role,
             max(h.score) AS best, count(*) AS matches
         FROM h
         JOIN messages AS m ON m.id = h.id
@@ -197,41 +174,13 @@ def _occurrences(terms: Sequence[str]) -> str:
     )
 
 
-def _hit(
-    conn: sqlite3.Connection, best: _Best, plan: _Plan, match: object, terms: Sequence[str]
-) -> SearchHit:
-    snippet = _snippet(conn, best.row_id, plan, match, terms)
-    return SearchHit(
-        session_id=best.session_id,
-        user_id=best.user_id,
-        title=best.title,
-        started_at=best.started_at,
-        score=float(best.score),
-        seq=best.seq,
-        role=best.role or "",
-        snippet=snippet,
-        context=_context(conn, best, snippet),
-        matches=best.matches,
-    )
-
-
-def _snippet(
-    conn: sqlite3.Connection, row_id: int, plan: _Plan, match: object, terms: Sequence[str]
-) -> str:
-    """An excerpt of the first text column that matched, cut from the *redacted* text: an
-    excerpt cut first (as the index's ``snippet()`` does) can keep half a key that the
-    redactor no longer recognises."""
+def _hit(conn: sqlite3.Connection, row_id: int, best: BestMatch, terms: Sequence[str]) -> SearchHit:
+    """The hit: an excerpt of the matching row and its neighbours just before and after it by
+    seq (archived rows included)."""
     texts = conn.execute(
         "SELECT content, tool_names, tool_args FROM messages WHERE id = ?", (row_id,)
     ).fetchone()
-    clean = [redact(t) if t else t for t in texts]
-    source = next((t for t in clean if t and contains_any(t, terms)), None)
-    source = source or next((t for t in clean if t), "")
-    return mark_matches(source, terms, width=_EXCERPT_WIDTH)
-
-
-def _context(conn: sqlite3.Connection, best: _Best, snippet: str) -> tuple[SnippetLine, ...]:
-    """The hit and the rows just before and after it by seq (archived rows included)."""
+    marked = snippet(texts, terms)
     around = "SELECT seq, role, content, tool_names FROM messages WHERE session_id = ? AND "
     before = conn.execute(
         around + "seq < ? ORDER BY seq DESC LIMIT 1", (best.session_id, best.seq)
@@ -239,14 +188,11 @@ def _context(conn: sqlite3.Connection, best: _Best, snippet: str) -> tuple[Snipp
     after = conn.execute(
         around + "seq > ? ORDER BY seq LIMIT 1", (best.session_id, best.seq)
     ).fetchall()
-
-    def line(row: tuple[int, str | None, str | None, str | None]) -> SnippetLine:
-        seq, role, content, tools = row
-        text = preview(redact(content) if content else content, tools, _EXCERPT_WIDTH)
-        return SnippetLine(seq, role or "", text)
-
-    return (
-        *(line(r) for r in before),
-        SnippetLine(best.seq, best.role or "", snippet),
-        *(line(r) for r in after),
+    return best.hit(
+        marked,
+        [
+            *(context_line(*row) for row in before),
+            SnippetLine(best.seq, best.role or "", marked),
+            *(context_line(*row) for row in after),
+        ],
     )

@@ -14,7 +14,9 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hermes_core.errors import SessionError, StaleSessionError
+from hermes_core.errors import SessionError
+from hermes_core.sessions import checks
+from hermes_core.sessions.records import appended_rows
 from hermes_core.sessions.sqlite import compaction, fts, records, schema
 from hermes_core.sessions.sqlite.connection import (
     ConnectionPool,
@@ -31,7 +33,7 @@ from hermes_core.sessions.store import (
     StoredMessage,
 )
 
-__all__ = ["SQLiteSessionStore", "check_fresh"]
+__all__ = ["SQLiteSessionStore"]
 
 
 class SQLiteSessionStore:
@@ -113,18 +115,15 @@ class SQLiteSessionStore:
     ) -> SessionRecord:
         existing = self._pool.read(lambda c: records.session(c, session_id))
         if existing is not None:
-            return records.owned(existing, user_id)
+            return checks.owned(existing, user_id)
 
         def create(conn: sqlite3.Connection) -> SessionRecord:
             found = records.session(conn, session_id)
             if found is not None:  # another process created it meanwhile
-                return records.owned(found, user_id)
+                return checks.owned(found, user_id)
             if parent_session_id is not None:
                 parent = records.session(conn, parent_session_id)
-                if parent is None or parent.user_id != user_id:
-                    raise SessionError(
-                        f"parent session {parent_session_id!r} does not exist for this user"
-                    )
+                checks.check_parent(parent, parent_session_id, user_id)
             conn.execute(
                 "INSERT INTO sessions (id, parent_session_id, user_id, title, model, "
                 "started_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -160,7 +159,7 @@ class SQLiteSessionStore:
         self._pool.write(end)
 
     def save_state(self, session_id: str, state: Mapping[str, Any]) -> None:
-        text = records.dump_json(dict(state), "state")
+        text = checks.dump_json(dict(state), "state")
 
         def save(conn: sqlite3.Connection) -> None:
             records.require_session(conn, session_id)
@@ -169,16 +168,14 @@ class SQLiteSessionStore:
         self._pool.write(save)
 
     def add_counters(self, session_id: str, deltas: Mapping[str, int]) -> None:
-        for name, delta in deltas.items():
-            if not isinstance(name, str) or isinstance(delta, bool) or not isinstance(delta, int):
-                raise SessionError(f"add_counters: {name!r}: {delta!r} is not an integer")
+        checks.check_counters(deltas)
 
         def add(conn: sqlite3.Connection) -> None:
             row = conn.execute(
                 "SELECT counters FROM sessions WHERE id = ?", (session_id,)
             ).fetchone()
             if row is None:
-                raise SessionError(f"no such session: {session_id!r}")
+                raise checks.no_such_session(session_id)
             counters = json.loads(row[0] or "{}")
             for name, delta in deltas.items():
                 counters[name] = int(counters.get(name, 0)) + delta
@@ -205,31 +202,20 @@ class SQLiteSessionStore:
         after_seq: int | None = None,
     ) -> list[int]:
         encoded = [encode_message(m, i) for i, m in enumerate(messages)]
-        state_text = None if state is None else records.dump_json(dict(state), "state")
-        apis = list(api_contents) if api_contents is not None else [None] * len(encoded)
-        tokens = list(token_counts) if token_counts is not None else [None] * len(encoded)
-        if len(apis) != len(encoded) or len(tokens) != len(encoded):
-            raise SessionError(
-                f"append_messages: {len(encoded)} messages but {len(apis)} api_contents and "
-                f"{len(tokens)} token_counts"
-            )
+        state_text = None if state is None else checks.dump_json(dict(state), "state")
+        apis, tokens = checks.append_arguments(len(encoded), api_contents, token_counts)
 
         def append(conn: sqlite3.Connection) -> list[int]:
             user_id = records.session_user(conn, session_id)
             (seq,) = conn.execute(
                 "SELECT coalesce(max(seq), 0) FROM messages WHERE session_id = ?", (session_id,)
             ).fetchone()
-            check_fresh(session_id, seq, after_seq)
+            checks.check_fresh(session_id, seq, after_seq)
             (pos,) = conn.execute(
                 "SELECT coalesce(max(pos), 0) FROM messages WHERE session_id = ? AND active = 1",
                 (session_id,),
             ).fetchone()
-            rows = [
-                (seq + n, pos + n, enc, api, count)
-                for n, (enc, api, count) in enumerate(
-                    zip(encoded, apis, tokens, strict=True), start=1
-                )
-            ]
+            rows = appended_rows(encoded, apis, tokens, seq=seq, pos=pos)
             compaction.insert_rows(conn, session_id, rows, user_id=user_id, now=self._clock())
             if state_text is not None:
                 conn.execute("UPDATE sessions SET state = ? WHERE id = ?", (state_text, session_id))
@@ -244,7 +230,7 @@ class SQLiteSessionStore:
                 (api_content, session_id, seq),
             )
             if cursor.rowcount == 0:
-                raise SessionError(f"session {session_id!r} has no message with seq {seq}")
+                raise checks.no_such_row(session_id, seq)
 
         self._pool.write(update)
 
@@ -272,7 +258,7 @@ class SQLiteSessionStore:
 
         def commit(conn: sqlite3.Connection) -> CompactionCommit:
             if after_seq is not None:
-                check_fresh(session_id, _last_seq(conn, session_id), after_seq)
+                checks.check_fresh(session_id, _last_seq(conn, session_id), after_seq)
             return compaction.commit_compaction(
                 conn,
                 session_id,
@@ -327,13 +313,3 @@ def _last_seq(conn: sqlite3.Connection, session_id: str) -> int:
         "SELECT coalesce(max(seq), 0) FROM messages WHERE session_id = ?", (session_id,)
     ).fetchone()
     return int(seq)
-
-
-def check_fresh(session_id: str, newest: int, after_seq: int | None) -> None:
-    """Raise :class:`StaleSessionError` when ``after_seq`` is given and is not ``newest``
-    (backend-neutral: the PostgreSQL store uses it too)."""
-    if after_seq is not None and newest != after_seq:
-        raise StaleSessionError(
-            f"session {session_id!r} was changed by another process (newest row {newest}, "
-            f"expected {after_seq}); nothing was changed: reload it and try again"
-        )

@@ -21,6 +21,8 @@ from typing import Any
 import psycopg
 
 from hermes_core.errors import MemoryStoreError
+from hermes_plugins.postgres import migrations
+from hermes_plugins.postgres.migrations import SCHEMA
 
 __all__ = [
     "BLOCKS",
@@ -35,11 +37,12 @@ __all__ = [
     "read_version",
 ]
 
-SCHEMA = "hermes"
 BLOCKS = f"{SCHEMA}.memory_blocks"
 HISTORY = f"{SCHEMA}.memory_history"
 PENDING = f"{SCHEMA}.memory_pending"
-VERSION_TABLE = f"{SCHEMA}.memory_schema"
+_VERSION = "memory_schema"
+VERSION_TABLE = f"{SCHEMA}.{_VERSION}"
+_TABLES = tuple(name.split(".", 1)[1] for name in (BLOCKS, HISTORY, PENDING))
 _BUMP = f"{SCHEMA}.memory_blocks_bump"
 #: ``pg_advisory_xact_lock`` key of memory's schema changes: "hermes" and 2 (sessions: 1)
 MIGRATION_LOCK = 0x6865726D65730002
@@ -96,46 +99,15 @@ def _check_server(conn: psycopg.Connection[Any], where: str) -> None:
 def read_version(conn: psycopg.Connection[Any], where: str) -> int:
     """The memory tables' schema version (0: none yet), after refusing a newer one or
     ``memory_*`` tables without a version (another program's). Reads only."""
-    names = [name.split(".", 1)[1] for name in (VERSION_TABLE, BLOCKS, HISTORY, PENDING)]
-    # pg_class itself, not to_regclass(): a name looked up through the catalog cache can
-    # miss a table another host created (and committed) while this one waited for the lock
-    found = {
-        row[0]
-        for row in conn.execute(
-            "SELECT c.relname FROM pg_catalog.pg_class AS c "
-            "JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace "
-            "WHERE n.nspname = %s AND c.relname = ANY(%s)",
-            (SCHEMA, names),
-        ).fetchall()
-    }
-    if names[0] not in found:
-        if found:
-            raise MemoryStoreError(
-                f"memory in PostgreSQL {where}: schema {SCHEMA!r} holds memory_* tables that are "
-                "not hermes-context's (no schema version); point sessions.dsn at another "
-                "database (nothing was changed)"
-            )
-        return 0
-    row = conn.execute(f"SELECT max(version) FROM {VERSION_TABLE}").fetchone()
-    version = int(row[0]) if row and row[0] is not None else 0
-    if version > SCHEMA_VERSION:
-        raise MemoryStoreError(
-            f"memory in PostgreSQL {where} has schema version {version}, but this "
-            f"hermes-context knows only up to {SCHEMA_VERSION}: upgrade hermes-context (the "
-            "database was not changed)"
-        )
-    return version
-
-
-def _create_schema(conn: psycopg.Connection[Any]) -> None:
-    exists = conn.execute("SELECT to_regnamespace(%s)", (SCHEMA,)).fetchone()
-    if exists and exists[0] is not None:
-        return
-    try:
-        with conn.transaction():  # a savepoint: the session store may create it meanwhile
-            conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
-    except psycopg.errors.UniqueViolation:
-        pass  # created by someone else between the check and ours: it is there now
+    return migrations.read_version(
+        conn,
+        table=_VERSION,
+        tables=_TABLES,
+        known=SCHEMA_VERSION,
+        label=f"memory in PostgreSQL {where}",
+        what="memory_* tables",
+        error=MemoryStoreError,
+    )
 
 
 def migrate(conn: psycopg.Connection[Any], where: str) -> int | None:
@@ -144,22 +116,10 @@ def migrate(conn: psycopg.Connection[Any], where: str) -> int | None:
     _check_server(conn, where)
     if read_version(conn, where) == SCHEMA_VERSION:
         return None  # the common case: no lock, no waiting behind another host's start
-    conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-    version = read_version(conn, where)  # again, now that no one else can be migrating
-    if version == SCHEMA_VERSION:
-        return None
-    _create_schema(conn)
-    if version == 0:
-        conn.execute(
-            f"CREATE TABLE {VERSION_TABLE} (version integer NOT NULL, "
-            "only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row))"
-        )
-    for number in range(version + 1, SCHEMA_VERSION + 1):
-        for step in MIGRATIONS[number - 1]:
-            conn.execute(step)
-    conn.execute(
-        f"INSERT INTO {VERSION_TABLE} (version) VALUES (%s) "
-        "ON CONFLICT (only_row) DO UPDATE SET version = excluded.version",
-        (SCHEMA_VERSION,),
+    return migrations.migrate(
+        conn,
+        lock=MIGRATION_LOCK,
+        current=lambda c: read_version(c, where),
+        table=_VERSION,
+        migrations=MIGRATIONS,
     )
-    return version

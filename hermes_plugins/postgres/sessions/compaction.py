@@ -11,8 +11,9 @@ old and new rows are never both active.
   reason), the child is created under the same user with ``parent_session_id`` set and
   ``messages`` as its rows (seq and pos 1..n); the parent's rows are left as they were.
 
-A message named by an origin whose encoding differs from that row is treated as new.
-The caller holds the session row's lock (:func:`~.rows.session_for_update`).
+The rules (which origins are allowed, what is kept, where each message lands) are every
+backend's, in :mod:`hermes_core.sessions.commit_plan`. The caller holds the session row's lock
+(:func:`~.rows.session_for_update`).
 """
 
 from __future__ import annotations
@@ -22,8 +23,7 @@ from typing import Any
 
 import psycopg
 
-from hermes_core.errors import SessionError
-from hermes_core.sessions.sqlite.compaction import check_origins
+from hermes_core.sessions import checks, commit_plan
 from hermes_core.sessions.sqlite.rows import EncodedMessage, owner_token
 from hermes_core.sessions.store import CompactionCommit
 from hermes_plugins.postgres.sessions.rows import message_values, text_in, text_out
@@ -77,9 +77,7 @@ def commit_compaction(
 ) -> CompactionCommit:
     """Do the commit; ``session`` is the locked row's stored ``(user_id, model, title)``."""
     stored_id = text_in(session_id)
-    if len(origins) != len(encoded):
-        raise SessionError(f"commit_compaction: {len(encoded)} messages but {len(origins)} origins")
-    active = {
+    active: commit_plan.Active = {
         int(seq): (tuple(text_out(c) for c in columns), tokens)
         for seq, tokens, *columns in conn.execute(
             f"SELECT seq, token_count, {_ROW_COLUMNS} FROM {MESSAGES} "
@@ -87,62 +85,43 @@ def commit_compaction(
             (stored_id,),
         )
     }
-    check_origins(session_id, origins, active)
-    kept = [
-        origin if origin is not None and active[origin][0] == enc.columns() else None
-        for enc, origin in zip(encoded, origins, strict=True)
-    ]
+    kept = commit_plan.kept_origins(session_id, encoded, origins, active)
     if not in_place:
-        rows = [
-            (enc, active[origin][1] if origin is not None else None)
-            for enc, origin in zip(encoded, kept, strict=True)
-        ]
+        rows = commit_plan.child_rows(encoded, kept, active)
         return _to_child(
             conn, session_id, session, rows, child_session_id=child_session_id, now=now
         )
-    archive = sorted(set(active) - {seq for seq in kept if seq is not None})
-    conn.execute(
-        f"UPDATE {MESSAGES} SET active = false, compacted = true, pos = NULL "
-        "WHERE session_id = %s AND seq = ANY(%s::integer[])",
-        (stored_id, archive),
-    )
     next_row = conn.execute(
         f"SELECT coalesce(max(seq), 0) + 1 FROM {MESSAGES} WHERE session_id = %s", (stored_id,)
     ).fetchone()
-    next_seq = int(next_row[0]) if next_row else 1
-    seqs: list[int] = []
-    new_rows: list[Row] = []
-    moved: list[tuple[int, str | None, int]] = []
-    for pos, (enc, origin) in enumerate(zip(encoded, kept, strict=True), start=1):
-        if origin is None:
-            new_rows.append((next_seq, pos, enc, None, None))
-            seqs.append(next_seq)
-            next_seq += 1
-        else:
-            moved.append((pos, stored_id, origin))
-            seqs.append(origin)
-    if moved:
+    plan = commit_plan.in_place(encoded, kept, active, int(next_row[0]) if next_row else 1)
+    conn.execute(
+        f"UPDATE {MESSAGES} SET active = false, compacted = true, pos = NULL "
+        "WHERE session_id = %s AND seq = ANY(%s::integer[])",
+        (stored_id, plan.archive),
+    )
+    if plan.moved:
         with conn.cursor() as cursor:
             cursor.executemany(
-                f"UPDATE {MESSAGES} SET pos = %s WHERE session_id = %s AND seq = %s", moved
+                f"UPDATE {MESSAGES} SET pos = %s WHERE session_id = %s AND seq = %s",
+                [(pos, stored_id, seq) for pos, seq in plan.moved],
             )
-    insert_rows(conn, stored_id, new_rows, user_id=session[0], now=now)
-    return CompactionCommit(session_id=session_id, seqs=tuple(seqs), archived=len(archive))
+    insert_rows(conn, stored_id, plan.new_rows, user_id=session[0], now=now)
+    return plan.commit(session_id)
 
 
 def _to_child(
     conn: psycopg.Connection[Any],
     session_id: str,
     session: tuple[str | None, str | None, str | None],
-    rows: Sequence[tuple[EncodedMessage, int | None]],
+    rows: Sequence[Row],
     *,
     child_session_id: str | None,
     now: float,
 ) -> CompactionCommit:
-    """End ``session_id`` and start the child holding ``rows`` (message, token count)."""
-    if not child_session_id:
-        raise SessionError("commit_compaction: in_place=False needs a child_session_id")
-    child_id = text_in(child_session_id)
+    """End ``session_id`` and start the child holding ``rows``."""
+    child = checks.child_id(child_session_id)
+    child_id = text_in(child)
     user_id, model, title = session
     created = conn.execute(
         f"INSERT INTO {SESSIONS} (id, parent_session_id, user_id, title, model, started_at) "
@@ -150,21 +129,11 @@ def _to_child(
         (child_id, text_in(session_id), user_id, title, model, now),
     ).fetchone()
     if created is None:
-        raise SessionError(
-            f"commit_compaction: session {child_session_id!r} already exists; nothing was changed"
-        )
+        raise checks.child_taken(child)
     conn.execute(
         f"UPDATE {SESSIONS} SET ended_at = %s, end_reason = 'compression' "
         "WHERE id = %s AND ended_at IS NULL",
         (now, text_in(session_id)),
     )
-    insert_rows(
-        conn,
-        child_id,
-        [(n, n, enc, None, tokens) for n, (enc, tokens) in enumerate(rows, start=1)],
-        user_id=user_id,
-        now=now,
-    )
-    return CompactionCommit(
-        session_id=child_session_id, seqs=tuple(range(1, len(rows) + 1)), archived=0
-    )
+    insert_rows(conn, child_id, rows, user_id=user_id, now=now)
+    return commit_plan.child_commit(child, len(rows))

@@ -29,8 +29,8 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
-from hermes_core.errors import SessionError
-from hermes_core.sessions.sqlite.records import dump_json
+from hermes_core.sessions import records
+from hermes_core.sessions.checks import dump_json, no_such_session
 from hermes_core.sessions.sqlite.rows import EncodedMessage, decode_message
 from hermes_core.sessions.store import SessionRecord, StoredMessage
 from hermes_plugins.postgres.sessions.schema import MESSAGES, SESSIONS
@@ -118,19 +118,7 @@ def message_values(enc: EncodedMessage) -> tuple[str | None, ...]:
 
 
 def record(row: Sequence[Any]) -> SessionRecord:
-    sid, user, parent, title, model, started, ended, reason, counters, state = row
-    return SessionRecord(
-        id=text_out(sid) or "",
-        user_id=text_out(user),
-        parent_session_id=text_out(parent),
-        title=text_out(title),
-        model=text_out(model),
-        started_at=float(started),
-        ended_at=None if ended is None else float(ended),
-        end_reason=text_out(reason),
-        counters=record_counters(counters),
-        state=json.loads(state or "{}"),
-    )
+    return records.session_record(row, counters=record_counters, text=text_out)
 
 
 def record_counters(value: Mapping[str, Any] | None) -> dict[str, int]:
@@ -139,17 +127,7 @@ def record_counters(value: Mapping[str, Any] | None) -> dict[str, int]:
 
 
 def stored_message(row: Sequence[Any]) -> StoredMessage:
-    session_id, seq, *columns, extra, active, compacted, api, timestamp, tokens = row
-    return StoredMessage(
-        session_id=text_out(session_id) or "",
-        seq=int(seq),
-        message=decode_message([text_out(value) for value in columns], extra),
-        active=bool(active),
-        compacted=bool(compacted),
-        api_content=text_out(api),
-        timestamp=float(timestamp),
-        token_count=None if tokens is None else int(tokens),
-    )
+    return records.stored_message(row, decode_message, text_out)
 
 
 def session(conn: psycopg.Connection[Any], stored_id: str | None) -> SessionRecord | None:
@@ -170,7 +148,7 @@ def session_for_update(
         f"SELECT user_id, model, title FROM {SESSIONS} WHERE id = %s FOR UPDATE", (stored_id,)
     ).fetchone()
     if row is None:
-        raise SessionError(f"no such session: {session_id!r}")
+        raise no_such_session(session_id)
     return row[0], row[1], row[2]
 
 

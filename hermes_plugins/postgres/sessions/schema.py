@@ -5,10 +5,9 @@ everything this store creates lives under :data:`SCHEMA` (a constant for now).
 
 * ``hermes.sessions_schema`` holds the version (one row). :data:`MIGRATIONS` has one entry per
   version. Opening reads the version first and refuses a newer one (or ``sessions`` /
-  ``messages`` tables without a version: another program's) before anything is written.
-  Missing migrations run in one transaction under a transaction-level advisory lock
-  (:data:`MIGRATION_LOCK`), and the version is read again once the lock is held, so hosts
-  that start together migrate once and the others find the work done.
+  ``messages`` tables without a version: another program's) before anything is written;
+  missing migrations run under the advisory lock :data:`MIGRATION_LOCK`, as memory's do
+  (:mod:`hermes_plugins.postgres.migrations`).
 * Version 1 is the layout of spec 40 §1 plus what a lossless round trip and search need (the
   same columns as the SQLite store's version 2): ``extra``, ``pos``, ``tool_names``,
   ``tool_args``, ``owner``, and ``search``: a ``tsvector`` generated from content (weight B),
@@ -27,7 +26,6 @@ everything this store creates lives under :data:`SCHEMA` (a constant for now).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Any
 
 import psycopg
@@ -36,6 +34,8 @@ from psycopg import sql
 from hermes_core.errors import SessionError
 from hermes_core.redact import redact
 from hermes_core.sessions.query import CJK_RANGES
+from hermes_plugins.postgres import migrations
+from hermes_plugins.postgres.migrations import SCHEMA, Step, existing
 
 __all__ = [
     "MESSAGES",
@@ -60,10 +60,10 @@ __all__ = [
 
 log = logging.getLogger("hermes_context.sessions")
 
-SCHEMA = "hermes"
 SESSIONS = f"{SCHEMA}.sessions"
 MESSAGES = f"{SCHEMA}.messages"
-VERSION_TABLE = f"{SCHEMA}.sessions_schema"
+_VERSION = "sessions_schema"
+VERSION_TABLE = f"{SCHEMA}.{_VERSION}"
 WORDS_FUNCTION = f"{SCHEMA}.search_words"
 TRIGRAM_INDEX = "messages_trigram"
 #: the extension behind the CJK index (a name, so a test can make it unavailable)
@@ -76,8 +76,6 @@ MIN_SERVER = 130000
 #: characters of distinct one-character words, the worst case, take ~400 kB), and positions
 #: past 16,383 cannot be told apart anyway; CJK search (ILIKE) reads the whole text
 INDEXED_CHARS = 60_000
-
-Step = str | Callable[[psycopg.Connection[Any]], None]
 
 
 def _are(ranges: str) -> str:
@@ -201,86 +199,34 @@ def check_server(conn: psycopg.Connection[Any], where: str) -> None:
         )
 
 
-def _existing(conn: psycopg.Connection[Any], *names: str) -> set[str]:
-    """Which of the relations ``names`` exist in :data:`SCHEMA`.
-
-    A query on the catalog tables, not ``to_regclass``: name lookups use the backend's
-    catalog cache, which is not refreshed by waiting for an advisory lock, so right after
-    the lock another host's fresh tables could still look absent."""
-    rows = conn.execute(
-        "SELECT c.relname FROM pg_catalog.pg_class AS c "
-        "JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace "
-        "WHERE n.nspname = %s AND c.relname = ANY(%s::text[])",
-        (SCHEMA, list(names)),
-    ).fetchall()
-    return {str(row[0]) for row in rows}
-
-
 def read_version(conn: psycopg.Connection[Any], where: str) -> int:
     """The store's schema version (0: none yet), after refusing what this code must not
     touch: a newer version, or ``sessions`` / ``messages`` tables without one. Reads only."""
-    found = _existing(conn, "sessions_schema", "sessions", "messages")
-    if "sessions_schema" not in found:
-        if found:
-            raise SessionError(
-                f"session store {where}: schema {SCHEMA!r} holds sessions or messages tables "
-                "that are not hermes-context's (no schema version); point sessions.dsn at "
-                "another database (nothing was changed)"
-            )
-        return 0
-    row = conn.execute(f"SELECT max(version) FROM {VERSION_TABLE}").fetchone()
-    version = int(row[0]) if row and row[0] is not None else 0
-    if version > SCHEMA_VERSION:
-        raise SessionError(
-            f"session store {where} has schema version {version}, but this hermes-context "
-            f"knows only up to {SCHEMA_VERSION}: upgrade hermes-context (the database was "
-            "not changed)"
-        )
-    return version
-
-
-def _create_schema(conn: psycopg.Connection[Any]) -> None:
-    exists = conn.execute(
-        "SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = %s", (SCHEMA,)
-    ).fetchone()
-    if exists:
-        return
-    try:
-        with conn.transaction():  # a savepoint: another component may create it meanwhile
-            conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
-    except psycopg.errors.UniqueViolation:
-        pass  # created by someone else between the check and ours: it is there now
+    return migrations.read_version(
+        conn,
+        table=_VERSION,
+        tables=("sessions", "messages"),
+        known=SCHEMA_VERSION,
+        label=f"session store {where}",
+        what="sessions or messages tables",
+        error=SessionError,
+    )
 
 
 def migrate(conn: psycopg.Connection[Any], where: str) -> int | None:
     """Run the missing migrations inside the caller's transaction, holding the migration
     lock; returns the version found (``None`` when another host had done it already)."""
-    conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
-    version = read_version(conn, where)  # again, now that no one else can be migrating
-    if version == SCHEMA_VERSION:
-        return None
-    _create_schema(conn)
-    if version == 0:
-        conn.execute(
-            f"CREATE TABLE {VERSION_TABLE} (version integer NOT NULL, "
-            "only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row))"
-        )
-    for number in range(version + 1, SCHEMA_VERSION + 1):
-        for step in MIGRATIONS[number - 1]:
-            if isinstance(step, str):
-                conn.execute(step)
-            else:
-                step(conn)
-    conn.execute(
-        f"INSERT INTO {VERSION_TABLE} (version) VALUES (%s) "
-        "ON CONFLICT (only_row) DO UPDATE SET version = excluded.version",
-        (SCHEMA_VERSION,),
+    return migrations.migrate(
+        conn,
+        lock=MIGRATION_LOCK,
+        current=lambda c: read_version(c, where),
+        table=_VERSION,
+        migrations=MIGRATIONS,
     )
-    return version
 
 
 def _trigram_index_exists(conn: psycopg.Connection[Any]) -> bool:
-    return bool(_existing(conn, TRIGRAM_INDEX))
+    return bool(existing(conn, TRIGRAM_INDEX))
 
 
 def _trigram_opclass_schema(conn: psycopg.Connection[Any]) -> str | None:

@@ -26,20 +26,13 @@ keeps a query for a word in every message fast.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import psycopg
 
-from hermes_core.redact import redact
-from hermes_core.sessions.query import (
-    contains_any,
-    has_cjk,
-    like_pattern,
-    mark_matches,
-    parse_query,
-)
-from hermes_core.sessions.sqlite.rows import owner_token, preview
+from hermes_core.sessions.query import has_cjk, like_pattern, parse_query
+from hermes_core.sessions.records import BestMatch, context_line, snippet
+from hermes_core.sessions.sqlite.rows import owner_token
 from hermes_core.sessions.store import SearchHit, SnippetLine
 from hermes_plugins.postgres.sessions import schema
 from hermes_plugins.postgres.sessions.rows import text_in, text_out
@@ -52,24 +45,9 @@ MAX_RANKED = 5_000
 _WEIGHTS = "'{0.1, 0.25, 0.5, 1.0}'::float4[]"
 #: BM25 constants of the CJK ranking, and the row length (characters) taken as typical
 _K1, _B, _TYPICAL_CHARS = 1.2, 0.75, 400.0
-_EXCERPT_WIDTH = 160
 _TEXT = schema.search_text("m.")
 #: the row's text, case folded once for the CJK ranking
 _BODY = f"CROSS JOIN LATERAL (SELECT lower({_TEXT}) AS body) AS h"
-
-
-@dataclass(frozen=True)
-class _Best:
-    """The best-scoring message of one session, as the grouping query returns it."""
-
-    session_id: str
-    user_id: str | None
-    title: str | None
-    started_at: float
-    seq: int
-    role: str | None
-    score: float
-    matches: int
 
 
 def run_search(
@@ -106,7 +84,7 @@ def run_search(
         match = f"numnode({query}) > 0 AND m.search @@ ({query} && {owner})"
         sql = _statement(match, f"ts_rank_cd({_WEIGHTS}, m.search, {query}, 1)", user_test)
     conn.execute("SET LOCAL jit = off")  # compiling costs more than these queries take
-    best = [_Best(*row) for row in conn.execute(sql, params).fetchall()]
+    best = [BestMatch(*row) for row in conn.execute(sql, params).fetchall()]
     return [_hit(conn, b, terms) for b in best]
 
 
@@ -184,7 +162,9 @@ def _statement(match: str, score: str, user_test: str, lateral: str = "") -> str
         LIMIT %(limit)s"""
 
 
-def _hit(conn: psycopg.Connection[Any], best: _Best, terms: Sequence[str]) -> SearchHit:
+def _hit(conn: psycopg.Connection[Any], best: BestMatch, terms: Sequence[str]) -> SearchHit:
+    """The hit: an excerpt of the matching row, and its neighbours just before and after it by
+    seq (archived rows included)."""
     rows = conn.execute(
         f"""SELECT seq, role, content, tool_names, tool_args FROM {MESSAGES}
         WHERE session_id = %(sid)s AND seq IN (
@@ -195,33 +175,12 @@ def _hit(conn: psycopg.Connection[Any], best: _Best, terms: Sequence[str]) -> Se
         {"sid": best.session_id, "seq": best.seq},
     ).fetchall()
     context: list[SnippetLine] = []
-    snippet = ""
-    for seq, role, content, tools, args in rows:
+    marked = ""
+    for seq, role, *texts in rows:
+        content, tools, args = (text_out(t) for t in texts)
         if seq == best.seq:
-            snippet = _snippet([text_out(content), text_out(tools), text_out(args)], terms)
-            context.append(SnippetLine(seq, text_out(role) or "", snippet))
+            marked = snippet([content, tools, args], terms)
+            context.append(SnippetLine(seq, text_out(role) or "", marked))
         else:
-            text = text_out(content)
-            line = preview(redact(text) if text else text, text_out(tools), _EXCERPT_WIDTH)
-            context.append(SnippetLine(seq, text_out(role) or "", line))
-    return SearchHit(
-        session_id=text_out(best.session_id) or "",
-        user_id=text_out(best.user_id),
-        title=text_out(best.title),
-        started_at=float(best.started_at),
-        score=float(best.score),
-        seq=int(best.seq),
-        role=text_out(best.role) or "",
-        snippet=snippet,
-        context=tuple(context),
-        matches=int(best.matches),
-    )
-
-
-def _snippet(texts: Sequence[str | None], terms: Sequence[str]) -> str:
-    """An excerpt of the first text that matched, cut from the *redacted* text (an excerpt
-    cut first could keep half a key the redactor no longer recognises)."""
-    clean = [redact(t) if t else t for t in texts]
-    source = next((t for t in clean if t and contains_any(t, terms)), None)
-    source = source or next((t for t in clean if t), "")
-    return mark_matches(source, terms, width=_EXCERPT_WIDTH)
+            context.append(context_line(seq, text_out(role), content, tools))
+    return best.hit(marked, context, text_out)

@@ -28,9 +28,9 @@ import psycopg
 
 from hermes_core.errors import SessionError
 from hermes_core.redact import redact
-from hermes_core.sessions.sqlite.records import owned
+from hermes_core.sessions import checks
+from hermes_core.sessions.records import appended_rows
 from hermes_core.sessions.sqlite.rows import encode_message
-from hermes_core.sessions.sqlite.store import check_fresh
 from hermes_core.sessions.store import (
     CompactionCommit,
     SearchHit,
@@ -122,15 +122,12 @@ class PostgresSessionStore:
         stored = text_in(session_id)
         existing = self._run(lambda c: rows.session(c, stored), idempotent=True)
         if existing is not None:
-            return owned(existing, user_id)
+            return checks.owned(existing, user_id)
 
         def create(conn: Conn) -> SessionRecord:
             if parent_session_id is not None:
                 parent = rows.session(conn, text_in(parent_session_id))
-                if parent is None or parent.user_id != user_id:
-                    raise SessionError(
-                        f"parent session {parent_session_id!r} does not exist for this user"
-                    )
+                checks.check_parent(parent, parent_session_id, user_id)
             conn.execute(
                 f"INSERT INTO {SESSIONS} (id, parent_session_id, user_id, title, model, "
                 "started_at) VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING",
@@ -147,7 +144,7 @@ class PostgresSessionStore:
             assert created is not None
             return created
 
-        return owned(self._run(create, idempotent=True), user_id)
+        return checks.owned(self._run(create, idempotent=True), user_id)
 
     def get_session(self, session_id: str, *, user_id: str | None) -> SessionRecord | None:
         found = self._run(lambda c: rows.session(c, text_in(session_id)), idempotent=True)
@@ -185,14 +182,12 @@ class PostgresSessionStore:
                 f"UPDATE {SESSIONS} SET state = %s WHERE id = %s", (text, stored)
             ).rowcount
             if updated == 0:
-                raise SessionError(f"no such session: {session_id!r}")
+                raise checks.no_such_session(session_id)
 
         self._run(save, idempotent=True)
 
     def add_counters(self, session_id: str, deltas: Mapping[str, int]) -> None:
-        for name, delta in deltas.items():
-            if not isinstance(name, str) or isinstance(delta, bool) or not isinstance(delta, int):
-                raise SessionError(f"add_counters: {name!r}: {delta!r} is not an integer")
+        checks.check_counters(deltas)
         stored = text_in(session_id)
 
         def add(conn: Conn) -> None:
@@ -200,7 +195,7 @@ class PostgresSessionStore:
                 f"SELECT counters FROM {SESSIONS} WHERE id = %s FOR UPDATE", (stored,)
             ).fetchone()
             if row is None:
-                raise SessionError(f"no such session: {session_id!r}")
+                raise checks.no_such_session(session_id)
             counters = rows.record_counters(row[0])
             for name, delta in deltas.items():
                 counters[name] = counters.get(name, 0) + delta
@@ -228,30 +223,19 @@ class PostgresSessionStore:
     ) -> list[int]:
         encoded = [encode_message(m, i) for i, m in enumerate(messages)]
         state_text = None if state is None else rows.state_text(state)
-        apis = list(api_contents) if api_contents is not None else [None] * len(encoded)
-        tokens = list(token_counts) if token_counts is not None else [None] * len(encoded)
-        if len(apis) != len(encoded) or len(tokens) != len(encoded):
-            raise SessionError(
-                f"append_messages: {len(encoded)} messages but {len(apis)} api_contents and "
-                f"{len(tokens)} token_counts"
-            )
+        apis, tokens = checks.append_arguments(len(encoded), api_contents, token_counts)
         stored = text_in(session_id)
 
         def append(conn: Conn) -> list[int]:
             user_id, _, _ = rows.session_for_update(conn, stored, session_id)
             seq = rows.last_seq(conn, stored)
-            check_fresh(session_id, seq, after_seq)
+            checks.check_fresh(session_id, seq, after_seq)
             found = conn.execute(
                 f"SELECT coalesce(max(pos), 0) FROM {MESSAGES} WHERE session_id = %s AND active",
                 (stored,),
             ).fetchone()
             pos = int(found[0]) if found else 0
-            new_rows: list[compaction.Row] = [
-                (seq + n, pos + n, enc, api, count)
-                for n, (enc, api, count) in enumerate(
-                    zip(encoded, apis, tokens, strict=True), start=1
-                )
-            ]
+            new_rows = appended_rows(encoded, apis, tokens, seq=seq, pos=pos)
             compaction.insert_rows(conn, stored, new_rows, user_id=user_id, now=self._now(conn))
             if state_text is not None:
                 conn.execute(
@@ -269,7 +253,7 @@ class PostgresSessionStore:
                 (text_in(api_content), text_in(session_id), seq),
             )
             if cursor.rowcount == 0:
-                raise SessionError(f"session {session_id!r} has no message with seq {seq}")
+                raise checks.no_such_row(session_id, seq)
 
         self._run(update, idempotent=True)
 
@@ -300,7 +284,7 @@ class PostgresSessionStore:
         def commit(conn: Conn) -> CompactionCommit:
             session = rows.session_for_update(conn, stored, session_id)
             if after_seq is not None:
-                check_fresh(session_id, rows.last_seq(conn, stored), after_seq)
+                checks.check_fresh(session_id, rows.last_seq(conn, stored), after_seq)
             return compaction.commit_compaction(
                 conn,
                 session_id,
