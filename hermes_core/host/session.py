@@ -309,6 +309,17 @@ class Session(CompactionSteps, AsyncTwins):
         record = self.store.get_session(self.session_id, user_id=self.info.user_id)
         if record is None:
             raise SessionError(f"session {self.session_id} disappeared from the store")
+        if record.end_reason == "compression":  # another host compacted it into a child
+            record = open_record(
+                self.store, record.id, user_id=self.info.user_id, model=self.info.model
+            )
+            if record.id != self.session_id:
+                parent = self.session_id
+                self.info = replace(
+                    self.info, session_id=record.id, parent_session_id=record.parent_session_id
+                )
+                self.memory.switch(self.info, parent)
+                emit(self._listener, "session_switched", parent, {"child": record.id})
         self.view = ActiveView()
         self.state = SessionState.from_record(record.state)
         self._hydrate(record)

@@ -143,6 +143,27 @@ class MessageChecks:
         done = mine.commit_compaction("s", [SUMMARY], [None], in_place=True, after_seq=7)
         assert done.seqs == (8,), f"a fresh after_seq must commit: {done}"
 
+    def test_a_guarded_write_to_a_session_compacted_into_a_child_is_stale(
+        self, open_store: OpenStore
+    ) -> None:
+        """A host that still holds the parent's view must not write to the ended parent
+        (the conversation goes on in the child): its guarded writes are stale."""
+        mine, theirs = open_store(), open_store()
+        messages = seeded(mine)
+        theirs.commit_compaction(
+            "s", [SUMMARY, messages[5]], [None, 6], in_place=False,
+            child_session_id="s-2", after_seq=6,
+        )  # fmt: skip
+        before = snapshot(mine, "s")
+        with pytest.raises(StaleSessionError):
+            mine.append_messages("s", [user("late")], after_seq=6)
+        with pytest.raises(StaleSessionError):
+            mine.commit_compaction(
+                "s", [SUMMARY], [None], in_place=False, child_session_id="s-3", after_seq=6
+            )
+        assert snapshot(mine, "s") == before, "a write to the compacted parent changed it"
+        assert mine.get_session("s-3", user_id="u") is None, "a second child was made"
+
     def test_last_seq_counts_archived_rows(self, store: SessionStore) -> None:
         messages = seeded(store)
         store.commit_compaction("s", [messages[0]], [1], in_place=True)  # archives 2..6

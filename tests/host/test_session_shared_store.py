@@ -8,8 +8,11 @@ from pathlib import Path
 from hermes_core import Hermes
 
 
-def _hosts(tmp_path: Path) -> tuple[Hermes, Hermes]:
-    config = {"sessions": {"db_path": str(tmp_path / "shared.db")}}
+def _hosts(tmp_path: Path, **compression: object) -> tuple[Hermes, Hermes]:
+    config: dict[str, object] = {"sessions": {"db_path": str(tmp_path / "shared.db")}}
+    if compression:
+        config["compression"] = compression
+        config["model"] = {"context_length": 8_000}
     return (
         Hermes.from_config(config, home=tmp_path / "a"),
         Hermes.from_config(config, home=tmp_path / "b"),
@@ -120,3 +123,31 @@ def test_closing_an_older_view_keeps_the_other_hosts_state(tmp_path: Path) -> No
         after = store.get_session("s4", user_id="dan")
         assert before is not None and after is not None
         assert after.state == before.state
+
+
+def test_a_host_holding_the_parent_follows_the_other_hosts_child_sessions(
+    tmp_path: Path,
+) -> None:
+    """compression.in_place: false: the other host compacted into children; the host with
+    the older view must go on in the newest child, not fork the ended parent."""
+    first, second = _hosts(tmp_path, in_place=False)
+    with first, second:
+        a = first.session("s6", user_id="fay")
+        a.prepare([{"role": "user", "content": "task first " + "word " * 50}])
+        a.end_turn([*a.messages, {"role": "assistant", "content": "done first"}])
+        b = second.session("s6", user_id="fay")
+        for n in range(12):  # enough to compact into a child several times
+            b.prepare([*b.messages, {"role": "user", "content": f"task {n} " + "word " * 800}])
+            b.end_turn([*b.messages, {"role": "assistant", "content": f"done {n}"}])
+        assert b.session_id != "s6"
+        sent = a.prepare([*a.messages, {"role": "user", "content": "FINAL QUESTION"}])
+        assert a.session_id == b.session_id
+        assert sent[-1]["content"] == "FINAL QUESTION"
+        later = b.prepare([*b.messages, {"role": "user", "content": "after"}])
+        assert [m["content"] for m in later][-2:] == ["FINAL QUESTION", "after"]
+        store = first.session_store
+        assert store is not None
+        children = [sid for sid in store.lineage("s6") if sid != "s6"]
+        ends = [store.get_session(sid, user_id="fay") for sid in children]
+        live = [r for r in ends if r is not None and r.end_reason is None]
+        assert len(live) == 1  # one conversation, not a fork

@@ -152,6 +152,11 @@ def session_for_update(
     return row[0], row[1], row[2]
 
 
+def end_reason(conn: psycopg.Connection[Any], stored_id: str | None) -> str | None:
+    row = conn.execute(f"SELECT end_reason FROM {SESSIONS} WHERE id = %s", (stored_id,)).fetchone()
+    return None if row is None or row[0] is None else text_out(row[0])
+
+
 def last_seq(conn: psycopg.Connection[Any], stored_id: str | None) -> int:
     row = conn.execute(
         f"SELECT coalesce(max(seq), 0) FROM {MESSAGES} WHERE session_id = %s", (stored_id,)
