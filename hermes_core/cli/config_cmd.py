@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from hermes_core.cli.common import EXIT_OK, EXIT_USAGE, CommandError, load, open_host
 from hermes_core.config.loader import LoadedConfig, render_value
@@ -131,11 +132,23 @@ def _database_line(loaded: LoadedConfig) -> str:
         )
     except HermesError as exc:
         raise CommandError(f"{' and '.join(users)}: {exc}", exit_code=EXIT_USAGE) from None
+    from hermes_plugins.postgres.memory import schema as memory_schema
+    from hermes_plugins.postgres.sessions import schema as sessions_schema
+
+    def inspect(conn: Any) -> str:
+        """The server's version, after the read-only schema checks of each backend in use
+        (a newer schema, another program's tables)."""
+        if "sessions.backend" in users:
+            sessions_schema.read_version(conn, database.where)
+        if "memory.backend" in users:
+            memory_schema.read_version(conn, database.where)
+        row = conn.execute("SHOW server_version").fetchone()
+        return str(row[0]) if row else "?"
+
     try:
-        version = database.run(
-            lambda conn: conn.execute("SHOW server_version").fetchone(), idempotent=True
-        )
+        server = database.run(inspect, idempotent=True)
+    except HermesError as exc:
+        raise CommandError(f"{' and '.join(users)}: {exc}", exit_code=EXIT_USAGE) from None
     finally:
         database.release()
-    server = version[0] if version else "?"
     return f"database: PostgreSQL {server} at {database.where} answers ({', '.join(users)})"

@@ -89,3 +89,15 @@ def test_config_check_reports_an_unreachable_database(
     assert code == 2
     assert "sessions.backend" in err and "cannot open PostgreSQL at hermes@127.0.0.1:1" in err
     assert "Traceback" not in err and "config OK" not in out
+
+
+def test_config_check_refuses_a_database_with_a_newer_schema(
+    home: Path, pg_dsn: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import psycopg
+
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        conn.execute("UPDATE hermes.sessions_schema SET version = version + 5")
+    code, out, err = run(capsys, "config", "check")
+    assert code == 2 and "config OK" not in out
+    assert "sessions.backend" in err and "upgrade hermes-context" in err
