@@ -235,6 +235,7 @@ def test_the_root_holds_at_most_a_dozen_plain_modules() -> None:
         ("hermes_core.memory", "MemoryStore"),
         ("hermes_core.testing", "ProviderConformance"),
         ("hermes_core.testing", "SessionStoreConformance"),
+        ("hermes_core.testing", "MemoryDocumentsConformance"),
         ("hermes_core.testing", "make_host"),
         ("hermes_core.plugins", "PluginHost"),
         ("hermes_core.plugins", "PluginContext"),
