@@ -8,6 +8,7 @@ from typing import Any
 
 from hermes_core.cli.common import EXIT_OK, EXIT_USAGE, CommandError, load, open_host
 from hermes_core.config.loader import LoadedConfig, render_value
+from hermes_core.config.values import SECRET_KEY
 from hermes_core.redact import redact
 
 
@@ -31,7 +32,10 @@ def run_show(args: argparse.Namespace) -> int:
     loaded = load(args)
     # a value set from the environment skips the secret check (a DSN with its password):
     # never print a secret, whatever its source
-    rows = [(key, _shown(value), str(source)) for key, value, source in loaded.items()]
+    rows = [
+        (key, _shown(value, key.rpartition(".")[2]), str(source))
+        for key, value, source in loaded.items()
+    ]
     if args.json:
         payload = {
             "home": str(loaded.home),
@@ -50,14 +54,17 @@ def run_show(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _shown(value: object) -> object:
-    """``value`` with anything shaped like a secret redacted (strings, lists, mappings)."""
+def _shown(value: object, key: str = "") -> object:
+    """``value`` with anything shaped like a secret redacted (strings, lists, mappings), and
+    whatever sits under a secret's name (``api_key``, ``token``, ``password``, ...)."""
+    if key and SECRET_KEY.search(key) and value not in (None, "", {}, []):
+        return "[REDACTED]"
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, list):
         return [_shown(v) for v in value]
     if isinstance(value, dict):
-        return {k: _shown(v) for k, v in value.items()}
+        return {k: _shown(v, str(k)) for k, v in value.items()}
     return value
 
 

@@ -230,7 +230,7 @@ def _backend_checks(settings: Settings, loaded: LoadedConfig, problems: list[str
     chosen = [
         key
         for key, value in (
-            ("sessions.backend", sessions.backend),
+            ("sessions.backend", sessions.backend if sessions.enabled else ""),
             ("memory.backend", settings.memory.backend),
         )
         if value == "postgres"

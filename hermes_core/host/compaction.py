@@ -119,9 +119,10 @@ class CompactionSteps:
         self._system_prompt = fresh
         return [{**first, "content": fresh}, *forms[1:]]
 
-    def _commit(self, forms: list[Message], *, in_place: bool) -> bool:
+    def _commit(self, forms: list[Message], *, in_place: bool, stale_raises: bool = False) -> bool:
         """Make ``forms`` the active view, in the store first; False (view unchanged) when the
-        store refused."""
+        store refused. ``stale_raises``: another process's write is the caller's to handle
+        (raised as it is) instead of a reload and ``False``."""
         if self.store is None:
             self.view.replace(forms, [None] * len(forms))
             return True
@@ -138,6 +139,8 @@ class CompactionSteps:
                 after_seq=self._last_seq,
             )
         except StaleSessionError:
+            if stale_raises:
+                raise  # the caller reloads and decides again
             self._reload()  # another process wrote: its view is the truth now; compact later
             return False
         except SessionError as exc:

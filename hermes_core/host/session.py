@@ -54,9 +54,10 @@ __all__ = ["Session"]
 
 log = logging.getLogger("hermes_context.session")
 
-#: tries of a guarded append while other hosts keep writing the session; the last one is
-#: appended after whatever is stored by then
-MAX_REBASES = 8
+#: tries of one call while other hosts keep writing the session; the last UNGUARDED_TRIES
+#: append after whatever is stored by then (stale only when the session went on in a child)
+MAX_REBASES = 10
+UNGUARDED_TRIES = 3
 Message = dict[str, Any]
 
 
@@ -295,35 +296,33 @@ class Session(CompactionSteps, AsyncTwins):
         attempt = messages
         for tries in range(1, MAX_REBASES + 1):
             try:
-                self._absorb_once(
-                    attempt, with_recall=with_recall, given=messages, guarded=tries < MAX_REBASES
-                )
+                guarded = tries <= MAX_REBASES - UNGUARDED_TRIES
+                self._absorb_once(attempt, with_recall=with_recall, given=messages, guarded=guarded)
                 return
             except StaleSessionError:
                 self._reload()
                 if start is not None and self._new_start(messages) is None:
                     attempt = [*self.view.sent, *(dict(m) for m in messages[start:])]
-        raise SessionError(  # pragma: no cover - the unguarded append is never stale
-            f"session {self.session_id} kept changing under this call; nothing was stored"
+        raise SessionError(
+            f"session {self.session_id} kept changing under this call (other hosts wrote or "
+            f"compacted it {MAX_REBASES} times in a row); nothing of this call was stored: try "
+            "it again"
         )
 
     def _reload(self) -> None:
         """Read the session back from the store (another process served it meanwhile)."""
         assert self.store is not None
-        record = self.store.get_session(self.session_id, user_id=self.info.user_id)
-        if record is None:
+        if self.store.get_session(self.session_id, user_id=self.info.user_id) is None:
             raise SessionError(f"session {self.session_id} disappeared from the store")
-        if record.end_reason == "compression":  # another host compacted it into a child
-            record = open_record(
-                self.store, record.id, user_id=self.info.user_id, model=self.info.model
-            )
-            if record.id != self.session_id:
-                parent = self.session_id
-                self.info = replace(
-                    self.info, session_id=record.id, parent_session_id=record.parent_session_id
-                )
-                self.memory.switch(self.info, parent)
-                emit(self._listener, "session_switched", parent, {"child": record.id})
+        # another host may have compacted it into a child (whatever the parent's end reason
+        # says): the conversation goes on in the newest descendant
+        record = open_record(self.store, self.session_id, user_id=self.info.user_id, model=None)
+        if record.id != self.session_id:
+            left = self.session_id
+            parent = record.parent_session_id or left
+            self.info = replace(self.info, session_id=record.id, parent_session_id=parent)
+            self.memory.switch(self.info, parent)
+            emit(self._listener, "session_switched", left, {"child": record.id})
         self.view = ActiveView()
         self.state = SessionState.from_record(record.state)
         self._hydrate(record)
@@ -337,11 +336,11 @@ class Session(CompactionSteps, AsyncTwins):
         if start is None:
             self._replace_history(check_items(messages), with_recall=with_recall)
             return
+        # unguarded: rows another host stored since this view was read stay out of it (the
+        # host's new messages end what is sent); the next write is stale and reloads them
         self._absorb_from(
             messages, start, with_recall=with_recall, mark=mark_of(given), guarded=guarded
         )
-        if not guarded and self.store is not None:
-            self._reload()  # rows another host stored meanwhile belong in the view too
 
     def _absorb_from(
         self,
@@ -409,7 +408,7 @@ class Session(CompactionSteps, AsyncTwins):
         fresh_ask = bool(forms) and not found[-1] and is_real_user_message(forms[-1])
         fresh_ask = fresh_ask and with_recall
         kept = messages[:-1] if fresh_ask else messages
-        if not self._commit(forms[: len(kept)], in_place=True):
+        if not self._commit(forms[: len(kept)], in_place=True, stale_raises=True):
             raise SessionError(
                 "the store refused to record the rewritten history, so nothing was changed; "
                 "try the call again (see the store_error event for the reason)"

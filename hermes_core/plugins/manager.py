@@ -150,7 +150,8 @@ class PluginHost:
     def _backends(self) -> set[str]:
         """The storage backends the config picks (``sessions.backend``, ``memory.backend``)."""
         settings = self.config.settings
-        return {settings.sessions.backend, settings.memory.backend}
+        sessions = {settings.sessions.backend} if settings.sessions.enabled else set()
+        return {*sessions, settings.memory.backend}
 
     def _spec_for(self, name: str) -> PluginSpec:
         entry_point = find_entry_point(name)
@@ -339,10 +340,11 @@ _STORAGE_BACKEND = "postgres"
 
 def _backend_keys(settings: Settings, name: str) -> str:
     """Which settings asked for the storage backend ``name`` (for its error)."""
+    sessions = settings.sessions.backend if settings.sessions.enabled else ""
     keys = [
         key
         for key, value in (
-            ("sessions.backend", settings.sessions.backend),
+            ("sessions.backend", sessions),
             ("memory.backend", settings.memory.backend),
         )
         if value == name

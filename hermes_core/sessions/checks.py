@@ -68,10 +68,11 @@ def check_fresh(session_id: str, newest: int, after_seq: int | None) -> None:
         )
 
 
-def check_not_continued(session_id: str, end_reason: str | None, after_seq: int | None) -> None:
-    """A guarded write (``after_seq`` given) to a session a compaction ended and continued in
-    a child is stale: the writer holds an older view, and the conversation goes on there."""
-    if after_seq is not None and end_reason == "compression":
+def check_not_continued(session_id: str, has_child: bool) -> None:
+    """A write to a session that a compaction continued in a child session is stale: the
+    writer holds an older view, and the conversation goes on in the child (whatever the
+    parent's end reason says: a session closed first keeps "closed")."""
+    if has_child:
         raise StaleSessionError(
             f"session {session_id!r} was compacted into a child session by another process; "
             "nothing was changed: reload it (follow its newest child) and try again"

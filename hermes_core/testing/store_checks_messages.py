@@ -147,16 +147,19 @@ class MessageChecks:
         self, open_store: OpenStore
     ) -> None:
         """A host that still holds the parent's view must not write to the ended parent
-        (the conversation goes on in the child): its guarded writes are stale."""
+        (the conversation goes on in the child): its writes are stale, guarded or not, also
+        when the parent had been ended ("closed") before it was compacted."""
         mine, theirs = open_store(), open_store()
         messages = seeded(mine)
+        theirs.end_session("s", "closed")
         theirs.commit_compaction(
             "s", [SUMMARY, messages[5]], [None, 6], in_place=False,
             child_session_id="s-2", after_seq=6,
         )  # fmt: skip
         before = snapshot(mine, "s")
-        with pytest.raises(StaleSessionError):
-            mine.append_messages("s", [user("late")], after_seq=6)
+        for guard in (6, None):
+            with pytest.raises(StaleSessionError):
+                mine.append_messages("s", [user("late")], after_seq=guard)
         with pytest.raises(StaleSessionError):
             mine.commit_compaction(
                 "s", [SUMMARY], [None], in_place=False, child_session_id="s-3", after_seq=6

@@ -79,12 +79,13 @@ def _why(exc: BaseException) -> str:
 
 
 def _with_options(dsn: str, ours: str) -> str:
-    """The DSN's own ``options`` (a ``search_path``, ``work_mem``) followed by ours: the
-    keyword argument would replace them otherwise."""
+    """The DSN's own ``options`` (a ``search_path``, ``work_mem``), else libpq's
+    ``PGOPTIONS``, followed by ours: the keyword argument would replace them otherwise."""
     try:
         theirs = psycopg.conninfo.conninfo_to_dict(dsn).get("options")
     except psycopg.ProgrammingError:
         theirs = None
+    theirs = theirs or os.environ.get("PGOPTIONS", "").strip()
     return f"{theirs} {ours}" if theirs else ours
 
 

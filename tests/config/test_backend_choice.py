@@ -89,3 +89,26 @@ def test_config_show_never_prints_the_password_of_a_dsn_from_the_environment(
     assert code == 0
     assert "Hunter2Secret" not in out
     assert "sessions.dsn" in out and "@db:5432/h" in out
+
+
+def test_config_show_hides_plugin_secrets_set_from_the_environment(
+    isolated_home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HERMES__PLUGIN_CONFIG__HONCHO__API_KEY", "Zx9secretvalue1")
+    for argv in (["config", "show"], ["config", "show", "--json"]):
+        assert main(argv) == 0
+        out = capsys.readouterr().out
+        assert "Zx9secretvalue1" not in out and "plugin_config" in out
+
+
+def test_a_switched_off_session_store_needs_no_backend(tmp_path: Path) -> None:
+    config = {
+        "sessions": {"enabled": False, "backend": "postgres"},
+        "plugins": {"disabled": ["postgres"]},
+    }
+    with Hermes.from_config(config, home=tmp_path) as host:
+        assert host.session_store is None
+        assert (
+            "postgres" not in host.plugins.records
+            or host.plugins.records["postgres"].status == "disabled"
+        )

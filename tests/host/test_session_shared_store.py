@@ -151,3 +151,65 @@ def test_a_host_holding_the_parent_follows_the_other_hosts_child_sessions(
         ends = [store.get_session(sid, user_id="fay") for sid in children]
         live = [r for r in ends if r is not None and r.end_reason is None]
         assert len(live) == 1  # one conversation, not a fork
+
+
+def test_a_parent_closed_before_another_host_compacted_it_is_not_forked(tmp_path: Path) -> None:
+    """Review finding: a stateless host closes the session after every request, so the parent
+    ends "closed" before its compaction into a child; the host holding the parent's view must
+    still follow the child."""
+    first, second = _hosts(tmp_path, in_place=False)
+    with first, second:
+        a = first.session("s7", user_id="gus")
+        a.prepare([{"role": "user", "content": "task first " + "word " * 50}])
+        a.end_turn([*a.messages, {"role": "assistant", "content": "done first"}])
+        served = "s7"
+        for n in range(12):  # per request: open, one turn, close
+            with second.session("s7", user_id="gus") as b:
+                b.prepare([*b.messages, {"role": "user", "content": f"task {n} " + "word " * 800}])
+                b.end_turn([*b.messages, {"role": "assistant", "content": f"done {n}"}])
+                served = b.session_id
+            if served != "s7":
+                break
+        assert served != "s7"
+        a.prepare([*a.messages, {"role": "user", "content": "FINAL QUESTION"}])
+        assert a.session_id == served
+        store = first.session_store
+        assert store is not None
+        assert [sid for sid in store.lineage("s7") if sid != "s7"] == [served]  # no fork
+        with second.session("s7", user_id="gus") as c:
+            assert c.messages[-1]["content"] == "FINAL QUESTION"
+
+
+def test_a_rewritten_history_that_loses_a_race_is_decided_again(tmp_path: Path) -> None:
+    first, second = _hosts(tmp_path)
+    with first, second:
+        a = first.session("s8", user_id="hal")
+        a.prepare([{"role": "user", "content": "u1"}])
+        a.end_turn([*a.messages, {"role": "assistant", "content": "r1"}])
+        a.prepare([*a.messages, {"role": "user", "content": "u2"}])
+        other = second.session_store
+        assert other is not None
+        real = a.store
+        assert real is not None
+
+        class Racing:
+            """The store, with another host writing just before the first compaction."""
+
+            raced = False
+
+            def __getattr__(self, name: str) -> object:
+                return getattr(real, name)
+
+            def commit_compaction(self, session_id: str, *args: object, **kw: object) -> object:
+                if not Racing.raced:
+                    Racing.raced = True
+                    other.append_messages(session_id, [{"role": "assistant", "content": "late"}])
+                return real.commit_compaction(session_id, *args, **kw)  # type: ignore[arg-type]
+
+        a.store = Racing()  # type: ignore[assignment]
+        # the host dropped "u2" and asks something else instead: a rewritten history
+        a.prepare([{"role": "user", "content": "u1"}, {"role": "assistant", "content": "r1"},
+                   {"role": "user", "content": "u3 instead"}])  # fmt: skip
+        a.store = real
+        assert Racing.raced
+        assert [r.message["content"] for r in real.messages("s8")] == ["u1", "r1", "u3 instead"]

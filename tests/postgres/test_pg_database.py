@@ -214,3 +214,20 @@ def test_sessions_opening_at_once_share_one_memory_backend_and_close_it(
             "AND datname = current_database()"
         ).fetchone()
     assert left == (0,)
+
+
+def test_pgoptions_from_the_environment_are_kept(
+    pg_dsn: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PGOPTIONS", "-c work_mem=77MB")
+    database = Database(pg_dsn, pool_size=1, timeout=0.5)
+    try:
+        shown = database.run(
+            lambda c: c.execute(
+                "SELECT current_setting('work_mem'), current_setting('statement_timeout')"
+            ).fetchone(),
+            idempotent=True,
+        )
+        assert shown == ("77MB", "500ms")
+    finally:
+        database.release()

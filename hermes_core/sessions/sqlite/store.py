@@ -211,7 +211,7 @@ class SQLiteSessionStore:
                 "SELECT coalesce(max(seq), 0) FROM messages WHERE session_id = ?", (session_id,)
             ).fetchone()
             checks.check_fresh(session_id, seq, after_seq)
-            checks.check_not_continued(session_id, _end_reason(conn, session_id), after_seq)
+            checks.check_not_continued(session_id, _has_child(conn, session_id))
             (pos,) = conn.execute(
                 "SELECT coalesce(max(pos), 0) FROM messages WHERE session_id = ? AND active = 1",
                 (session_id,),
@@ -260,7 +260,7 @@ class SQLiteSessionStore:
         def commit(conn: sqlite3.Connection) -> CompactionCommit:
             if after_seq is not None:
                 checks.check_fresh(session_id, _last_seq(conn, session_id), after_seq)
-                checks.check_not_continued(session_id, _end_reason(conn, session_id), after_seq)
+            checks.check_not_continued(session_id, _has_child(conn, session_id))
             return compaction.commit_compaction(
                 conn,
                 session_id,
@@ -310,9 +310,11 @@ def _use_wal(conn: sqlite3.Connection) -> None:
         conn.execute("PRAGMA journal_mode = WAL")
 
 
-def _end_reason(conn: sqlite3.Connection, session_id: str) -> str | None:
-    row = conn.execute("SELECT end_reason FROM sessions WHERE id = ?", (session_id,)).fetchone()
-    return None if row is None else row[0]
+def _has_child(conn: sqlite3.Connection, session_id: str) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM sessions WHERE parent_session_id = ? LIMIT 1", (session_id,)
+    ).fetchone()
+    return row is not None
 
 
 def _last_seq(conn: sqlite3.Connection, session_id: str) -> int:

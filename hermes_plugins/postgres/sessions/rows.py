@@ -152,9 +152,12 @@ def session_for_update(
     return row[0], row[1], row[2]
 
 
-def end_reason(conn: psycopg.Connection[Any], stored_id: str | None) -> str | None:
-    row = conn.execute(f"SELECT end_reason FROM {SESSIONS} WHERE id = %s", (stored_id,)).fetchone()
-    return None if row is None or row[0] is None else text_out(row[0])
+def has_child(conn: psycopg.Connection[Any], stored_id: str | None) -> bool:
+    """Whether a compaction continued the session in a child (its rows are then frozen)."""
+    row = conn.execute(
+        f"SELECT 1 FROM {SESSIONS} WHERE parent_session_id = %s LIMIT 1", (stored_id,)
+    ).fetchone()
+    return row is not None
 
 
 def last_seq(conn: psycopg.Connection[Any], stored_id: str | None) -> int:

@@ -230,7 +230,7 @@ class PostgresSessionStore:
             user_id, _, _ = rows.session_for_update(conn, stored, session_id)
             seq = rows.last_seq(conn, stored)
             checks.check_fresh(session_id, seq, after_seq)
-            checks.check_not_continued(session_id, rows.end_reason(conn, stored), after_seq)
+            checks.check_not_continued(session_id, rows.has_child(conn, stored))
             found = conn.execute(
                 f"SELECT coalesce(max(pos), 0) FROM {MESSAGES} WHERE session_id = %s AND active",
                 (stored,),
@@ -286,7 +286,7 @@ class PostgresSessionStore:
             session = rows.session_for_update(conn, stored, session_id)
             if after_seq is not None:
                 checks.check_fresh(session_id, rows.last_seq(conn, stored), after_seq)
-                checks.check_not_continued(session_id, rows.end_reason(conn, stored), after_seq)
+            checks.check_not_continued(session_id, rows.has_child(conn, stored))
             return compaction.commit_compaction(
                 conn,
                 session_id,
