@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from subpytest import run_pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,15 +23,7 @@ def test_plugin_howto_example_passes_its_own_test(tmp_path: Path) -> None:
     (package / "plugin.py").write_text(plugin_source)
     (tmp_path / "conftest.py").write_text('pytest_plugins = ["hermes_core.testing"]\n')
     (tmp_path / "test_keyword_recall.py").write_text(test_source)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        check=False,
-    )
+    proc = run_pytest(tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "1 passed" in proc.stdout
 

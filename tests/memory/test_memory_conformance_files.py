@@ -5,14 +5,12 @@ a reset kept are the ``.bak`` files beside it. The kit's documented example runs
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from subpytest import run_pytest
 
 from hermes_core.memory.documents import MemoryDocuments, Scope
 from hermes_core.memory.file_documents import FileMemoryDocuments
@@ -62,16 +60,7 @@ def test_the_docs_example_runs_the_kit(tmp_path: Path) -> None:
         "from hermes_core.memory.file_documents import FileMemoryDocuments as MyMemoryDocuments\n"
     )
     (tmp_path / "test_my_memory_conformance.py").write_text(example)
-    root = docs.parents[1]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(root)])}
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        check=False,
-    )
+    proc = run_pytest(tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     kit = [name for name in dir(MemoryDocumentsConformance) if name.startswith("test_")]
     passed = re.search(r"(\d+) passed", proc.stdout)

@@ -151,20 +151,6 @@ def test_a_server_error_is_not_taken_for_a_lost_connection(pg_dsn: str) -> None:
         database.release()
 
 
-def test_the_dsns_own_options_are_kept(pg_dsn: str) -> None:
-    database = Database(f"{pg_dsn}?options=-c%20work_mem%3D77MB", pool_size=1, timeout=0.5)
-    try:
-        shown = database.run(
-            lambda c: c.execute(
-                "SELECT current_setting('work_mem'), current_setting('statement_timeout')"
-            ).fetchone(),
-            idempotent=True,
-        )
-        assert shown == ("77MB", "500ms")
-    finally:
-        database.release()
-
-
 def test_a_database_that_went_away_is_not_called_a_busy_pool() -> None:
     from pg import create_database, drop_database, dsn_for
 
@@ -216,11 +202,17 @@ def test_sessions_opening_at_once_share_one_memory_backend_and_close_it(
     assert left == (0,)
 
 
-def test_pgoptions_from_the_environment_are_kept(
-    pg_dsn: str, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("where", ["dsn", "PGOPTIONS"])
+def test_the_users_own_options_are_kept(
+    pg_dsn: str, monkeypatch: pytest.MonkeyPatch, where: str
 ) -> None:
-    monkeypatch.setenv("PGOPTIONS", "-c work_mem=77MB")
-    database = Database(pg_dsn, pool_size=1, timeout=0.5)
+    """``options`` in the DSN, or libpq's ``PGOPTIONS``, survive our statement timeout."""
+    dsn = pg_dsn
+    if where == "dsn":
+        dsn = f"{pg_dsn}?options=-c%20work_mem%3D77MB"
+    else:
+        monkeypatch.setenv("PGOPTIONS", "-c work_mem=77MB")
+    database = Database(dsn, pool_size=1, timeout=0.5)
     try:
         shown = database.run(
             lambda c: c.execute(

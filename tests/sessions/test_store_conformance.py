@@ -3,14 +3,12 @@ forced onto the LIKE fallback; the kit's documented example runs as written."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from subpytest import run_pytest
 
 from hermes_core.sessions.sqlite import SQLiteSessionStore
 from hermes_core.sessions.store import SessionStore
@@ -44,16 +42,7 @@ def test_the_docs_example_runs_the_kit(tmp_path: Path) -> None:
         "from hermes_core.sessions.sqlite import SQLiteSessionStore as MyStore\n"
     )
     (tmp_path / "test_my_store_conformance.py").write_text(example)
-    root = docs.parents[1]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(root)])}
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        check=False,
-    )
+    proc = run_pytest(tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     kit = [name for name in dir(SessionStoreConformance) if name.startswith("test_")]
     passed = re.search(r"(\d+) passed", proc.stdout)
