@@ -1,0 +1,179 @@
+"""A session in the host's own message format (Anthropic Messages, OpenAI Responses).
+
+Why apart from :class:`~hermes_core.host.session.Session`: the session works on OpenAI chat
+messages (store, compressor, recall); this glue converts the host's list on the way in and
+the list to send on the way out. What it remembers between the two is the conversion of the
+host's latest list and, for each message of the session's view, which of the host's items
+it was made from: keyed by the identity of the view's entry, which a compaction keeps for
+every message it does not rewrite. So the messages a compaction kept come back as the
+host's own objects, byte for byte (ids, ``cache_control``, thinking blocks and their
+signatures, unknown blocks and keys), changed ones are rebuilt on their original, and a
+summary is written fresh in the host's format.
+
+The host passes its messages without the system text: for Anthropic that goes through
+``Session.system_prompt`` into the request's top-level ``system``; a Responses host sends it
+as ``instructions`` (or keeps system/developer items in its input, as with OpenAI).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hermes_core.errors import HermesError
+from hermes_core.formats.convert import from_openai, to_openai
+from hermes_core.formats.model import (
+    HIDDEN_KEY,
+    SYSTEM_ITEM,
+    Converted,
+    Source,
+    check_format,
+    stamp,
+)
+
+__all__ = ["HostFormat", "host_format"]
+
+Message = dict[str, Any]
+# usage keys of a response, per format, whose sum is the prompt's size in tokens
+_PROMPT_KEYS = {
+    "anthropic": ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"),
+    "responses": ("input_tokens",),
+}
+
+
+def host_format(message_format: object) -> HostFormat | None:
+    """The glue for ``message_format``; ``None`` for ``"openai"`` (nothing to convert)."""
+    if message_format == "openai":
+        return None
+    if message_format not in ("anthropic", "responses"):
+        raise HermesError(
+            f"message_format must be 'openai', 'anthropic' or 'responses', got {message_format!r}"
+        )
+    return HostFormat(check_format(message_format))
+
+
+@dataclass(frozen=True)
+class _Origin:
+    """The host's side of one view entry, independent of any one conversion: the host
+    objects it was made from, the units of them it carries, and (Anthropic) every OpenAI
+    message made from the same host message, so a message split in several comes back whole
+    only when all of them are kept unchanged."""
+
+    entry: Message
+    objects: tuple[Any, ...]
+    units: tuple[int, ...] | None
+    digest: bytes
+    siblings: tuple[tuple[tuple[int, ...] | None, bytes], ...] = ()
+    part: int = 0
+
+
+class HostFormat:
+    """Conversion in and out for one session (used under the session's lock)."""
+
+    def __init__(self, fmt: str) -> None:
+        self.format = check_format(fmt)
+        self._converted: Converted | None = None
+        self._made: list[Message] = []
+        self._origins: dict[int, _Origin] = {}  # id(view entry) -> where it came from
+
+    def incoming(self, payload: object) -> list[Message]:
+        """The host's messages as OpenAI messages (no hidden keys: they are stored)."""
+        if isinstance(payload, (str, bytes, Mapping)) or not isinstance(payload, Sequence):
+            what = "an object" if isinstance(payload, Mapping) else type(payload).__name__
+            hint = (
+                "; send the system text through session.system_prompt(), not in the list"
+                if isinstance(payload, Mapping)
+                else ""
+            )
+            raise HermesError(
+                f"a {self.format} session takes the list of messages (input items), got "
+                f"{what}{hint}"
+            )
+        converted = to_openai(list(payload), self.format)
+        self._converted = converted
+        self._made = [{k: v for k, v in m.items() if k != HIDDEN_KEY} for m in converted.messages]
+        return self._made
+
+    def remember(self, view: Sequence[Message]) -> None:
+        """After the view took the host's list in: where each new entry came from. The view
+        lines up with the host's list at its end (the new messages); when it has the same
+        length (a host that sends back what it got, or a rewritten history) it lines up
+        everywhere. Entries no longer in the view are forgotten."""
+        converted = self._converted
+        if converted is None:
+            return
+        present = {id(entry) for entry in view}
+        origins = {k: o for k, o in self._origins.items() if k in present}
+        whole = len(view) == len(self._made)
+        for back in range(1, min(len(view), len(self._made)) + 1):
+            entry = view[-back]
+            known = origins.get(id(entry))
+            if known is not None and known.entry is entry and not whole:
+                break  # older entries were placed by earlier calls
+            origin = self._origin(entry, converted, len(self._made) - back)
+            if origin is not None:
+                origins[id(entry)] = origin
+        self._origins = origins
+
+    def _origin(self, entry: Message, converted: Converted, index: int) -> _Origin | None:
+        source = converted.sources[index]
+        if source.item == SYSTEM_ITEM:
+            return None
+        if self.format == "responses":
+            objects = tuple(converted.items[k] for k in source.units or ())
+            return _Origin(entry, objects, tuple(range(len(objects))), source.digest)
+        parts = converted.item_sources(source.item)
+        siblings = tuple((converted.sources[i].units, converted.sources[i].digest) for i in parts)
+        return _Origin(
+            entry,
+            (converted.items[source.item],),
+            source.units,
+            source.digest,
+            siblings,
+            parts.index(index),
+        )
+
+    def outgoing(self, view: Sequence[Message], wire: Sequence[Message]) -> list[Any]:
+        """The list to send, in the host's format: a conversion record is rebuilt from the
+        origins of the entries still in the view, so kept messages come back as the host's
+        own objects."""
+        record = Converted(self.format, [])
+        placed: dict[int, int] = {}  # id(host message) -> index of its first source
+        stamped: list[Message] = []
+        for entry, message in zip(view, wire, strict=True):
+            origin = self._origins.get(id(entry))
+            if origin is None or origin.entry is not entry:
+                stamped.append(message)
+                continue
+            stamped.append(stamp(message, self._place(record, origin, placed)))
+        return list(from_openai(stamped, record))
+
+    def _place(self, record: Converted, origin: _Origin, placed: dict[int, int]) -> int:
+        """Add ``origin``'s host objects and sources to ``record``; the index of its source."""
+        if self.format == "responses":
+            start = len(record.items)
+            record.items.extend(origin.objects)
+            units = tuple(start + k for k in origin.units or ())
+            record.sources.append(Source(start, units, origin.digest))
+            return len(record.sources) - 1
+        message = origin.objects[0]
+        first = placed.get(id(message))
+        if first is None or record.items[record.sources[first].item] is not message:
+            item = len(record.items)
+            record.items.append(message)
+            first = len(record.sources)
+            record.sources.extend(Source(item, units, digest) for units, digest in origin.siblings)
+            placed[id(message)] = first
+        return first + origin.part
+
+    def usage(self, usage: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The response's usage with ``prompt_tokens`` (what the session counts) added from
+        the format's own keys, when it has none."""
+        if "prompt_tokens" in usage:
+            return usage
+        values = [usage.get(key) for key in _PROMPT_KEYS[self.format]]
+        counted = [v for v in values if isinstance(v, int) and not isinstance(v, bool) and v >= 0]
+        if not counted:
+            return usage
+        return {**usage, "prompt_tokens": sum(counted)}
