@@ -1,0 +1,161 @@
+"""``hermes-context eval FILE``: what compaction keeps of a transcript, measured offline.
+
+Plants facts of six kinds into a copy of the transcript (or, with ``--no-plant``, reads them
+from it), compacts it ``--rounds`` times in a row and prints what survives, per kind, with the
+summary's size against its budget (docs/eval.md says how to read it). ``--json`` prints the
+report as JSON instead; ``--report`` writes a Markdown report, ``--plot`` a PNG chart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError, open_host
+
+MAX_CONTEXT = 10_000_000  # no model has a larger window; past it the figures mean nothing
+MIN_CONTEXT = 1_024  # model.context_length's own minimum
+
+
+def register(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
+    parser = sub.add_parser(
+        "eval",
+        parents=[common],
+        help="measure what compaction keeps of a transcript (offline)",
+        description="Plant (or find) file paths, commands, error lines, user rules, decisions "
+        "and numbers, compact the transcript again and again, and report what survives. "
+        "With --summarizer fallback (or auto and no LLM configured) nothing leaves the machine.",
+    )
+    parser.add_argument(
+        "file", metavar="FILE", help='JSON list, {"messages": [...]}, JSON Lines, or -'
+    )
+    parser.add_argument(
+        "--summarizer",
+        choices=("auto", "llm", "fallback"),
+        default="auto",
+        help="auto: the configured LLM if any, else the deterministic fallback",
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--report", metavar="FILE.md", help="also write a Markdown report")
+    parser.add_argument("--plot", metavar="FILE.png", help="also write a PNG chart")
+    parser.add_argument(
+        "--plant",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="plant synthetic facts (default), or --no-plant: follow the transcript's own",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=5, metavar="N", help="compactions in a row (default 5)"
+    )
+    parser.add_argument(
+        "--context-length", type=int, metavar="N", help="window in tokens (default model's)"
+    )
+    parser.set_defaults(handler=run)
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    from hermes_core.evals.measure import MAX_ROUNDS
+
+    if not 1 <= args.rounds <= MAX_ROUNDS:
+        raise CommandError(f"--rounds must be 1 to {MAX_ROUNDS}, got {args.rounds}", EXIT_USAGE)
+    n = args.context_length
+    if n is not None and not MIN_CONTEXT <= n <= MAX_CONTEXT:
+        raise CommandError(
+            f"--context-length must be {MIN_CONTEXT:,} to {MAX_CONTEXT:,} tokens, got {n:,}",
+            EXIT_USAGE,
+        )
+    for flag, path, suffix in (("--report", args.report, ".md"), ("--plot", args.plot, ".png")):
+        if path is None:
+            continue
+        if path == "-":
+            raise CommandError(f"{flag} needs a file name, not -", EXIT_USAGE)
+        target = Path(path)
+        if target.exists() and not target.is_file():
+            raise CommandError(f"{flag} {path}: not a regular file", EXIT_USAGE)
+        if not target.parent.is_dir():
+            raise CommandError(f"{flag} {path}: no such directory {target.parent}", EXIT_USAGE)
+        if not path.lower().endswith(suffix):
+            raise CommandError(f"{flag} {path}: the name must end with {suffix}", EXIT_USAGE)
+
+
+def _write(path: str, data: bytes) -> None:
+    """Whole or not at all: a temporary file beside it, renamed over the name."""
+    temp = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(temp, "wb") as handle:
+            handle.write(data)
+        os.replace(temp, path)
+    finally:
+        if os.path.exists(temp):
+            os.unlink(temp)
+
+
+def run(args: argparse.Namespace) -> int:
+    from hermes_core.compression.engine import Compressor
+    from hermes_core.compression.hooks import host_hooks, llm_summarize_fn
+    from hermes_core.evals.measure import EvalError, evaluate
+    from hermes_core.evals.plot import retention_png
+    from hermes_core.evals.report import to_dict, to_markdown, to_text
+    from hermes_core.transcript.files import read_transcript
+
+    _check_args(args)
+    host = open_host(args)
+    try:
+        settings = host.settings
+        if args.summarizer == "llm" and llm_summarize_fn(settings) is None:
+            raise CommandError(
+                "--summarizer llm needs a summariser LLM: set auxiliary.compression.base_url "
+                "(and model) in the config",
+                EXIT_USAGE,
+            )
+        messages = read_transcript(args.file)
+        if not messages:
+            raise CommandError(f"{args.file}: the transcript holds no message", EXIT_INPUT)
+        context_length = args.context_length or settings.model.context_length
+        compressor = Compressor(
+            settings,
+            context_length=context_length,
+            max_tokens=0,
+            hooks=host_hooks(host.plugins, mode=args.summarizer),
+            unreachable_falls_back=args.summarizer == "auto",
+        )
+        tty = sys.stderr.isatty()
+
+        def note(round_no: int) -> None:
+            if tty:
+                print(f"\r\033[K… compaction {round_no}/{args.rounds}", end="", file=sys.stderr)
+
+        try:
+            evaluation = evaluate(
+                messages, compressor, rounds=args.rounds, plant=args.plant, on_round=note
+            )
+        except EvalError as exc:
+            raise CommandError(str(exc), EXIT_INPUT) from None
+        finally:
+            if tty:
+                print("\r\033[K", end="", file=sys.stderr)
+    finally:
+        host.close()
+    report = to_dict(evaluation, file=args.file, summarizer=args.summarizer)
+    if args.plot:
+        series = {kind: entry["retention"] for kind, entry in report["kinds"].items()}
+        _write(
+            args.plot,
+            retention_png(series, title=f"retention per compaction: {Path(args.file).name}"),
+        )
+    if args.report:
+        plot = os.path.relpath(args.plot, Path(args.report).parent) if args.plot else None
+        _write(args.report, to_markdown(report, plot=plot).encode("utf-8"))
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        print(to_text(report))
+        for flag, path in (("report", args.report), ("plot", args.plot)):
+            if path:
+                print(f"wrote {flag} {path}")
+    return EXIT_OK

@@ -1,0 +1,1 @@
+"""Offline measures of what compaction keeps (``hermes-context eval``); see docs/eval.md."""
