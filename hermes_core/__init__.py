@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_core.errors import (
     ConfigError,
     HermesError,
+    InvalidArgument,
     InvalidMessages,
     MemoryStoreError,
     MissingExtraError,
@@ -58,6 +59,7 @@ __all__ = [
     "Finding",
     "Hermes",
     "HermesError",
+    "InvalidArgument",
     "InvalidMessages",
     "MemoryStoreError",
     "MissingExtraError",

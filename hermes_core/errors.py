@@ -7,6 +7,19 @@ class HermesError(Exception):
     """Base of every error hermes-context raises on purpose."""
 
 
+class InvalidArgument(HermesError, TypeError):
+    """A public function was given an argument of the wrong type (``context_length="32000"``);
+    the message names the argument, what it expects and what it got. A ``TypeError`` too, so
+    code that catches that keeps working."""
+
+    @classmethod
+    def of(cls, name: str, expected: str, given: object) -> InvalidArgument:
+        import reprlib
+
+        shown = "None" if given is None else f"{type(given).__name__} {reprlib.repr(given)}"
+        return cls(f"{name} must be {expected}, got {shown}")
+
+
 class ConfigError(HermesError):
     """The configuration is invalid: unknown key, wrong type, conflicting plugins."""
 

@@ -123,7 +123,7 @@ def test_unchanged_when_under_the_threshold(capsys: pytest.CaptureFixture[str]) 
     ("args", "message"),
     [
         (["--summarizer", "llm"], "needs a summariser LLM"),
-        (["--context-length", "0"], "--context-length must be positive"),
+        (["--context-length", "0"], "give a whole number from 1 to 100,000,000"),
         (["--context-length", "1000", "--max-tokens", "2000"], "less than the context length"),
         (["--summarizer", "magic"], "invalid choice"),
     ],

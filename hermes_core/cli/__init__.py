@@ -1,8 +1,9 @@
 """The ``hermes-context`` command: a thin layer over the public API.
 
 Exit codes: 0 success; 1 the input was rejected (bad transcript, validation failed, threat
-found); 2 usage or configuration error. Errors are one or two plain lines on stderr, with a
-traceback only under ``-v``.
+found); 2 usage or configuration error; 3 ``compress`` wrote its result but it is still over
+the threshold. Errors are one or two plain lines on stderr, each with one ``error:`` prefix
+(a message that carries its own loses it), with a traceback only under ``-v``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from hermes_core.cli import (
     compress_cmd,
     config_cmd,
+    eval_cmd,
     memory_cmd,
     plugins_cmd,
     sessions_cmd,
@@ -25,6 +27,7 @@ from hermes_core.cli import (
     validate_cmd,
 )
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError
+from hermes_core.cli.text import without_error_prefix
 from hermes_core.errors import (
     ConfigError,
     HermesError,
@@ -40,6 +43,7 @@ COMMANDS = (
     memory_cmd,
     sessions_cmd,
     skills_cmd,
+    eval_cmd,
     plugins_cmd,
     config_cmd,
 )
@@ -132,5 +136,5 @@ def _fail(args: argparse.Namespace, exc: BaseException, code: int) -> int:
 
     if args.verbose:
         print(redact("".join(traceback.format_exception(exc))), end="", file=sys.stderr)
-    print(f"hermes-context: error: {redact(str(exc))}", file=sys.stderr)
+    print(f"hermes-context: error: {without_error_prefix(redact(str(exc)))}", file=sys.stderr)
     return code

@@ -1,17 +1,22 @@
-"""Helpers shared by the command modules: exit codes, config loading, table output."""
+"""Helpers shared by the command modules: exit codes, bounded numeric options, config
+loading, table output."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from hermes_core.config.loader import LoadedConfig, load_config
+from hermes_core.config.settings import ModelSettings
 from hermes_core.host.hermes import Hermes
 
 EXIT_OK = 0
 EXIT_INPUT = 1
 EXIT_USAGE = 2
+#: ``compress`` wrote its best result, but it is still at or over the threshold
+EXIT_OVER_LIMIT = 3
 
 
 class CommandError(Exception):
@@ -20,6 +25,41 @@ class CommandError(Exception):
     def __init__(self, message: str, exit_code: int = EXIT_INPUT) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+
+def _context_length_maximum() -> int:
+    """``model.context_length``'s maximum in the config when it has one, else 100,000,000
+    (no model has a window near it; a larger figure is a typo)."""
+    meta = {f.name: f.metadata for f in dataclasses.fields(ModelSettings)}["context_length"]
+    maximum = meta.get("maximum")
+    return int(maximum) if maximum is not None else 100_000_000
+
+
+#: the largest window (and output reservation) a command accepts, in tokens
+MAX_TOKENS_OPTION = _context_length_maximum()
+
+
+def bounded_int(low: int, high: int) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number from ``low`` to ``high``, else a usage error
+    (exit 2) that says the range. Every numeric option of the commands uses one."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {_cut(text)!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"{_cut(text)} is out of range: give a whole number from {low:,} to {high:,}"
+            )
+        return value
+
+    parse.__name__ = "whole number"  # argparse names the type in its own messages
+    return parse
+
+
+def _cut(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def load(args: argparse.Namespace) -> LoadedConfig:

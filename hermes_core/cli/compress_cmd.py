@@ -1,7 +1,10 @@
 """``hermes-context compress FILE``: the main job, offline by default.
 
 The compressed messages go to ``--out`` (default stdout) as JSON; a one-screen report goes to
-stderr, or to stdout as JSON with ``--json`` (then ``--out`` is required).
+stderr, or to stdout as JSON with ``--json`` (then ``--out FILE`` is required: one stream
+cannot carry both). A result still at or over the threshold is written all the same, but
+its status says ``..._over_limit`` and the command exits 3, so a script cannot take it for a
+transcript that fits.
 """
 
 from __future__ import annotations
@@ -11,7 +14,31 @@ import json
 import sys
 from typing import Any
 
-from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError, open_host
+from hermes_core.cli.common import (
+    EXIT_INPUT,
+    EXIT_OK,
+    EXIT_OVER_LIMIT,
+    EXIT_USAGE,
+    MAX_TOKENS_OPTION,
+    CommandError,
+    bounded_int,
+    open_host,
+)
+from hermes_core.cli.progress import Progress
+from hermes_core.cli.text import count
+
+OVER_LIMIT_HINT = (
+    "a larger --context-length fits it, or fewer protected messages "
+    "(compression.protect_first_n, compression.protect_last_n)"
+)
+EPILOG = (
+    "status: compressed, pruned (old tool output cut, no summary), unchanged, or aborted "
+    "(the input is kept); _over_limit is appended (compressed_over_limit, ...) when the "
+    "result is still at or over the threshold. Exit codes: 0 done, 1 aborted or bad input, "
+    "2 usage or configuration error, 3 written but still over the threshold: "
+    + OVER_LIMIT_HINT
+    + "."
+)
 
 
 def register(
@@ -23,13 +50,24 @@ def register(
         help="compress a transcript under its token budget",
         description="Prune old tool output, protect head and tail, summarise the middle. "
         "With --summarizer fallback (or auto and no LLM configured) nothing leaves the machine.",
+        epilog=EPILOG,
     )
     parser.add_argument(
         "file", metavar="FILE", help='JSON list, {"messages": [...]}, JSON Lines, or -'
     )
     parser.add_argument("--out", metavar="FILE", help="write the messages here (default stdout)")
-    parser.add_argument("--context-length", type=int, metavar="N", help="window in tokens")
-    parser.add_argument("--max-tokens", type=int, metavar="N", help="output reservation")
+    parser.add_argument(
+        "--context-length",
+        type=bounded_int(1, MAX_TOKENS_OPTION),
+        metavar="N",
+        help=f"window in tokens (1 to {MAX_TOKENS_OPTION:,}; default: model.context_length)",
+    )
+    parser.add_argument(
+        "--max-tokens",
+        type=bounded_int(0, MAX_TOKENS_OPTION),
+        metavar="N",
+        help="output reservation in tokens, less than the window (default: model.max_tokens)",
+    )
     parser.add_argument("--model", metavar="NAME", help="model name (default: model.name)")
     parser.add_argument(
         "--summarizer",
@@ -38,7 +76,9 @@ def register(
         help="auto: the configured LLM if any, else the deterministic fallback",
     )
     parser.add_argument("--force", action="store_true", help="compress even under the threshold")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON to stdout")
+    parser.add_argument(
+        "--json", action="store_true", help="print the report as JSON to stdout (needs --out FILE)"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -47,58 +87,78 @@ def run(args: argparse.Namespace) -> int:
     from hermes_core.compression.hooks import host_hooks, llm_summarize_fn
     from hermes_core.transcript.files import read_transcript, write_transcript
 
-    if args.json and not args.out:
+    if args.json and (not args.out or args.out == "-"):
         raise CommandError(
-            "--json prints the report to stdout; give --out FILE for the messages", EXIT_USAGE
+            "--json prints the report to stdout, so the messages cannot go there too: "
+            "give --out FILE for the messages",
+            EXIT_USAGE,
         )
     if args.out:
         _check_out(args.out)
-    for flag in ("context_length", "max_tokens"):
-        value = getattr(args, flag)
-        if value is not None and value < (1 if flag == "context_length" else 0):
-            raise CommandError(f"--{flag.replace('_', '-')} must be positive", EXIT_USAGE)
     host = open_host(args)
-    try:
-        settings = host.settings
-        if args.summarizer == "llm" and llm_summarize_fn(settings) is None:
-            raise CommandError(
-                "--summarizer llm needs a summariser LLM: set auxiliary.compression.base_url "
-                "(and model) in the config",
-                EXIT_USAGE,
+    with Progress() as progress:
+        try:
+            settings = host.settings
+            if args.summarizer == "llm" and llm_summarize_fn(settings) is None:
+                raise CommandError(
+                    "--summarizer llm needs a summariser LLM: set auxiliary.compression.base_url "
+                    "(and model) in the config",
+                    EXIT_USAGE,
+                )
+            context_length = args.context_length or settings.model.context_length
+            max_tokens = settings.model.max_tokens if args.max_tokens is None else args.max_tokens
+            if max_tokens >= context_length:
+                raise CommandError(
+                    f"--max-tokens ({max_tokens:,}) must be less than the context length "
+                    f"({context_length:,})",
+                    EXIT_USAGE,
+                )
+            progress.phase(f"reading {args.file}")
+            messages = read_transcript(args.file)
+            events = _Events(progress, count(len(messages), "message"))
+            compressor = Compressor(
+                settings,
+                context_length=context_length,
+                max_tokens=max_tokens,
+                model=args.model,
+                hooks=host_hooks(host.plugins, mode=args.summarizer),
+                on_event=events,
+                # auto: "the configured LLM when reachable, else the fallback" (00-product.md)
+                unreachable_falls_back=args.summarizer == "auto",
             )
-        messages = read_transcript(args.file)
-        progress = _Progress(enabled=sys.stderr.isatty())
-        progress.note(f"read {len(messages):,} messages")
-        context_length = args.context_length or settings.model.context_length
-        max_tokens = settings.model.max_tokens if args.max_tokens is None else args.max_tokens
-        if max_tokens >= context_length:
-            raise CommandError("--max-tokens must be less than the context length", EXIT_USAGE)
-        compressor = Compressor(
-            settings,
-            context_length=context_length,
-            max_tokens=max_tokens,
-            model=args.model,
-            hooks=host_hooks(host.plugins, mode=args.summarizer),
-            on_event=progress.event,
-            # auto: "the configured LLM when reachable, else the fallback" (00-product.md)
-            unreachable_falls_back=args.summarizer == "auto",
-        )
-        result = compressor.compress(messages, force=args.force)
-    finally:
-        host.close()
-    progress.done()
-    report = result.report()
-    provenance = result.stats.get("threshold_provenance") or []
-    if args.out:
-        write_transcript(result.messages, args.out)
-    else:
-        write_transcript(result.messages, sys.stdout)
-        sys.stdout.write("\n")
+            progress.start_ticker()  # the compressor reports nothing between its events
+            result = compressor.compress(messages, force=args.force)
+        finally:
+            host.close()
+        report = result.report()
+        over = over_limit(report)
+        if over:
+            report["status"] = f"{report['status']}_over_limit"
+        provenance = result.stats.get("threshold_provenance") or []
+        if args.out:
+            progress.phase(f"writing {args.out}")
+            write_transcript(result.messages, args.out)
+        else:
+            progress.done()  # stdout may be the same terminal: the line goes first
+            write_transcript(result.messages, sys.stdout)
+            sys.stdout.write("\n")
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
-        print(_report_text(report, args.out, provenance), file=sys.stderr)
-    return EXIT_INPUT if result.status == "aborted" else EXIT_OK
+        print(_report_text(report, args.out, provenance, over=over), file=sys.stderr)
+    if result.status == "aborted":
+        return EXIT_INPUT
+    return EXIT_OVER_LIMIT if over else EXIT_OK
+
+
+def over_limit(report: dict[str, Any]) -> bool:
+    """Whether the transcript that was written is still at or over the threshold (the trigger
+    the compressor works to: ``tokens >= threshold_tokens`` is what starts a compaction).
+    An aborted run kept its input and says so in its own status."""
+    threshold = report.get("threshold_tokens")
+    if report["status"] == "aborted" or not isinstance(threshold, int):
+        return False
+    return bool(report["tokens_after"] >= threshold)
 
 
 def _check_out(path: str) -> None:
@@ -126,11 +186,11 @@ PASS_LABELS = {
 SUMMARY_LABELS = {"llm": "by the LLM", "fallback": "the deterministic fallback (no LLM)"}
 
 
-def _report_text(report: dict[str, Any], out: str | None, provenance: list[str]) -> str:
+def _report_text(
+    report: dict[str, Any], out: str | None, provenance: list[str], *, over: bool
+) -> str:
     passes = ", ".join(
-        f"{PASS_LABELS.get(name, name)} {count:,}"
-        for name, count in report["passes"].items()
-        if count
+        f"{PASS_LABELS.get(name, name)} {n:,}" for name, n in report["passes"].items() if n
     )
     summary = SUMMARY_LABELS.get(report["summarizer"], "none (no summary was written)")
     lines = [
@@ -145,30 +205,29 @@ def _report_text(report: dict[str, Any], out: str | None, provenance: list[str])
         lines.append("threshold: " + "; ".join(provenance))
     if report["reason"]:
         lines.append(f"reason: {report['reason']}")
+    if over:
+        lines.append(
+            f"over the limit: {count(report['tokens_after'], 'token')} left, the threshold is "
+            f"{report['threshold_tokens']:,} (exit 3); {OVER_LIMIT_HINT}"
+        )
     if out:
         lines.append(f"wrote {out}")
     return "\n".join(lines)
 
 
-class _Progress:
-    """Phase notes on a terminal; silent when stderr is a pipe or a file."""
+class _Events:
+    """The compressor's events as steps of the progress line (it runs as one long call)."""
 
-    def __init__(self, *, enabled: bool) -> None:
-        self.enabled = enabled
+    def __init__(self, progress: Progress, what: str) -> None:
+        self.progress = progress
+        progress.phase(f"counting {what}")
 
-    def note(self, text: str) -> None:
-        if self.enabled:
-            print(f"\r\033[K… {text}", end="", file=sys.stderr, flush=True)
-
-    def event(self, event: Any) -> None:
-        names = {
-            "compression_started": "compressing",
-            "compression_failed": "summary failed, falling back",
-            "compression_blocked": "blocked",
-        }
-        if event.kind in names:
-            self.note(names[event.kind])
-
-    def done(self) -> None:
-        if self.enabled:
-            print("\r\033[K", end="", file=sys.stderr, flush=True)
+    def __call__(self, event: Any) -> None:
+        if event.kind == "compression_started":
+            tokens = event.data.get("tokens")
+            size = count(tokens, "token") if isinstance(tokens, int) else "the transcript"
+            self.progress.phase(f"compressing {size}")
+        elif event.kind == "compression_failed":
+            self.progress.phase("the summary failed, falling back")
+        elif event.kind == "compression_blocked":
+            self.progress.phase("blocked")

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from hermes_core.cli.common import EXIT_OK, EXIT_USAGE, CommandError, load, open_host
+from hermes_core.cli.text import count, without_error_prefix
 from hermes_core.config.loader import LoadedConfig, render_value
 from hermes_core.config.values import SECRET_KEY
 from hermes_core.redact import redact
@@ -94,15 +95,14 @@ def run_check(args: argparse.Namespace) -> int:
         ]
     finally:
         host.close()
-    problems = [
-        r.status if f"'{r.name}'" in r.status else f"plugin '{r.name}': {r.status}" for r in failed
-    ] + host.plugins.warnings
+    problems = [_plugin_problem(r.name, r.status) for r in failed] + host.plugins.warnings
     if problems:
         raise CommandError("\n".join(problems), exit_code=EXIT_USAGE)
     counts: dict[str, int] = {}
     for _key, _value, source in loaded.items():
         counts[source.kind] = counts.get(source.kind, 0) + 1
-    summary = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
+    summary = count(sum(counts.values()), "setting") + ": "
+    summary += ", ".join(f"{n:,} {kind}" for kind, n in sorted(counts.items()))
     active = [r.name for r in host.plugins.records.values() if r.status == "active"]
     database = _database_line(loaded)
     print(f"config OK: {loaded.path or 'defaults only'} ({summary})")
@@ -110,6 +110,16 @@ def run_check(args: argparse.Namespace) -> int:
     if database:
         print(database)
     return EXIT_OK
+
+
+def _plugin_problem(name: str, status: str) -> str:
+    """A failed plugin's status (``error: ...``, ``missing-extra: HINT``) as a sentence: the
+    status word is a label for the ``plugins`` table, not part of an error message."""
+    label, _, detail = status.partition(": ")
+    if label == "missing-extra" and detail:
+        return f"plugin '{name}' needs its extra: {detail}"
+    text = without_error_prefix(status)
+    return text if f"'{name}'" in text else f"plugin '{name}': {text}"
 
 
 def _database_line(loaded: LoadedConfig) -> str:

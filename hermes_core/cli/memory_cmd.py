@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import sys
 import time
 from collections.abc import Iterator
@@ -26,7 +27,7 @@ from hermes_core.cli.escaped import err as _err
 from hermes_core.cli.escaped import escaped_errors as _escaped_errors
 from hermes_core.cli.escaped import say as _say
 from hermes_core.cli.escaped import short as _short
-from hermes_core.cli.staged import review_staged
+from hermes_core.cli.staged import command, print_json, review_staged, runnable
 from hermes_core.memory.approval import MemoryWriter, WriteRequest
 from hermes_core.memory.entries import TARGET_FILES
 from hermes_core.memory.store import MemoryStore
@@ -44,35 +45,37 @@ def register(
     who.add_argument("--user", metavar="ID", help="the user whose USER.md to use")
     one = argparse.ArgumentParser(add_help=False)
     one.add_argument("--target", choices=TARGETS, default="memory", help="default: memory")
+    js = argparse.ArgumentParser(add_help=False)
+    js.add_argument("--json", action="store_true", help="print JSON")
 
     show = actions.add_parser(
-        "show", parents=[common, who], help="print what the system prompt would show"
+        "show", parents=[common, who, js], help="print what the system prompt would show"
     )
     show.add_argument("--target", choices=TARGETS, help="one block only (default: both)")
     show.add_argument("--raw", action="store_true", help="the files as stored, unscanned")
     show.set_defaults(handler=_escaped_errors(run_show))
 
-    add = actions.add_parser("add", parents=[common, who, one], help="add an entry")
+    add = actions.add_parser("add", parents=[common, who, one, js], help="add an entry")
     add.add_argument("content", metavar="TEXT", help="the entry ('-' reads standard input)")
     add.set_defaults(handler=_escaped_errors(run_write), write="add")
-    replace = actions.add_parser("replace", parents=[common, who, one], help="replace an entry")
+    replace = actions.add_parser("replace", parents=[common, who, one, js], help="replace an entry")
     replace.add_argument("old_text", metavar="OLD", help="the entry, or a unique part of it")
     replace.add_argument("content", metavar="NEW", help="the new entry ('-' reads stdin)")
     replace.set_defaults(handler=_escaped_errors(run_write), write="replace")
-    remove = actions.add_parser("remove", parents=[common, who, one], help="remove an entry")
+    remove = actions.add_parser("remove", parents=[common, who, one, js], help="remove an entry")
     remove.add_argument("old_text", metavar="OLD", help="the entry, or a unique part of it")
     remove.set_defaults(handler=_escaped_errors(run_write), write="remove")
 
-    pending = actions.add_parser("pending", parents=[common], help="list staged writes")
+    pending = actions.add_parser("pending", parents=[common, js], help="list staged writes")
     pending.set_defaults(handler=_escaped_errors(run_pending))
     for name, verb in (("approve", "apply"), ("reject", "drop")):
-        review = actions.add_parser(name, parents=[common], help=f"{verb} staged writes")
+        review = actions.add_parser(name, parents=[common, js], help=f"{verb} staged writes")
         review.add_argument("pending_id", metavar="ID|all", help="a pending id, or all")
         review.set_defaults(handler=_escaped_errors(run_review), review=name)
 
     reset = actions.add_parser(
         "reset",
-        parents=[common, who],
+        parents=[common, who, js],
         help="delete a memory block (a copy is kept: a .bak file, or a history row)",
     )
     reset.add_argument("--target", choices=("all", *TARGETS), default="all")
@@ -108,6 +111,17 @@ def run_show(args: argparse.Namespace) -> int:
 def _show(args: argparse.Namespace, writer: MemoryWriter) -> int:
     store = writer.store
     targets = [args.target] if args.target else list(TARGETS)
+    if args.json:
+        blocks = [
+            {
+                "target": t,
+                "where": store.where(t),
+                "text": store.raw(t) if args.raw else store.block(t),
+            }
+            for t in targets
+        ]
+        print_json({"raw": bool(args.raw), "blocks": blocks})
+        return EXIT_OK
     if args.raw:
         for target in targets:
             text = store.raw(target)
@@ -141,10 +155,19 @@ def run_write(args: argparse.Namespace) -> int:
     old_text = getattr(args, "old_text", None)
     request = WriteRequest(args.write, args.target, content, old_text)
     with _writer(args, args.user) as writer:
-        return _report(writer.write(request, origin="cli"))
+        return _report(args, writer.write(request, origin="cli"))
 
 
-def _report(result: dict[str, Any]) -> int:
+def _report(args: argparse.Namespace, result: dict[str, Any]) -> int:
+    if result.get("staged"):
+        pending_id = str(result["pending_id"])
+        result["approve"] = command(args, "memory", "approve", pending_id)
+        result["reject"] = command(args, "memory", "reject", pending_id)
+    if "error" in result:
+        result["error"] = runnable(args, str(result["error"]))
+    if args.json:
+        print_json(result)
+        return EXIT_OK if result.get("success") else EXIT_INPUT
     if not result.get("success"):
         lines = [str(result.get("error", "refused"))]
         lines += [f"  - {_short(x, 100)}" for x in result.get("matches", [])]
@@ -153,7 +176,10 @@ def _report(result: dict[str, Any]) -> int:
         _err("hermes-context: " + "\n".join(lines))
         return EXIT_INPUT
     if result.get("staged"):
-        _say(f"staged as {result['pending_id']}: approve with `hermes-context memory approve`")
+        _say(
+            f"staged as {result['pending_id']}: approve with `{result['approve']}`, or reject "
+            f"with `{result['reject']}` (memory.write_approval: stage)"
+        )
         return EXIT_OK
     message = str(result.get("message", "done"))
     for key in ("replaced", "removed"):
@@ -166,8 +192,14 @@ def _report(result: dict[str, Any]) -> int:
 def run_pending(args: argparse.Namespace) -> int:
     with _writer(args) as writer:
         records, broken = writer.pending.all()
+    if args.json:
+        print_json({"pending": [dataclasses.asdict(r) for r in records], "unreadable": broken})
+        return EXIT_OK
     for pending_id in broken:
-        _err(f"hermes-context: pending write {pending_id} cannot be read")
+        _err(
+            f"hermes-context: pending write {pending_id} cannot be read; reject it with "
+            f"`{command(args, 'memory', 'reject', pending_id)}`"
+        )
     if not records:
         _err("no pending memory writes")
         return EXIT_OK
@@ -228,10 +260,14 @@ def _reset(args: argparse.Namespace, store: MemoryStore) -> int:
         line = store.documents.reset_preview(target, store.scope(target))
         if line is not None:
             found.append(target)
-            _say(f"will delete {line}")
+            # with --json the plan goes to stderr: stdout holds the one JSON answer
+            (_err if args.json else _say)(f"will delete {line}")
     if not found:
         kept = "files" if store.documents.kind == "files" else f"in {store.documents.kind}"
-        _err(f"nothing to reset: no memory {kept}")
+        if args.json:
+            print_json({"reset": []})
+        else:
+            _err(f"nothing to reset: no memory {kept}")
         return EXIT_OK
     if not args.yes:
         _err("type yes to delete: ", end="", flush=True)
@@ -240,13 +276,20 @@ def _reset(args: argparse.Namespace, store: MemoryStore) -> int:
             _err("not deleted")
             return EXIT_INPUT
     code = EXIT_OK
+    results = []
     for target in found:
         result = store.reset(target)
+        results.append({"target": target, **result})
+        if not result.get("success"):
+            code = EXIT_INPUT
+        if args.json:
+            continue
         if result.get("success"):
             _say(result["message"])
         else:
             _err(f"hermes-context: {result.get('error')}")
-            code = EXIT_INPUT
+    if args.json:
+        print_json({"reset": results})
     return code
 
 

@@ -17,7 +17,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError, open_host, table
+from hermes_core.cli.common import (
+    EXIT_INPUT,
+    EXIT_OK,
+    EXIT_USAGE,
+    CommandError,
+    bounded_int,
+    open_host,
+    table,
+)
+from hermes_core.cli.text import count
 from hermes_core.errors import TranscriptError
 from hermes_core.sessions.store import SearchHit, SessionRecord, SessionStore, StoredMessage
 from hermes_core.transcript.files import check_output_path
@@ -58,23 +67,14 @@ def register(
 
     export = actions.add_parser("export", parents=[common, who], help="write a transcript")
     export.add_argument("session_id", metavar="ID")
-    export.add_argument("--format", choices=FORMATS, default="json", help="default: json")
+    export.add_argument("--format", choices=FORMATS, default=None, help="default: json")
     export.add_argument("--out", metavar="FILE", help="write here (default stdout)")
     export.add_argument("--json", action="store_true", help="the same as --format json")
     export.set_defaults(handler=run_export)
 
 
 MAX_LIMIT = 10_000  # rows a listing or a search may ask for
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 1 <= value <= MAX_LIMIT:
-        raise argparse.ArgumentTypeError(f"must be from 1 to {MAX_LIMIT:,}")
-    return value
+_positive = bounded_int(1, MAX_LIMIT)
 
 
 @contextlib.contextmanager
@@ -167,7 +167,7 @@ def _header(record: SessionRecord, rows: Sequence[StoredMessage], *, archived_sh
         f"  started {_when(record.started_at)}, ended {_when(record.ended_at)}"
         + (f" ({record.end_reason})" if record.end_reason else ""),
         f"  model {record.model or '-'}; parent {record.parent_session_id or '-'}",
-        f"  {active:,} active messages"
+        f"  {count(active, 'active message')}"
         + (f", {len(rows) - active:,} archived" if archived_shown else " (--all adds archived)"),
     ]
     return "\n".join(lines)
@@ -220,7 +220,7 @@ def run_search(args: argparse.Namespace) -> int:
         title = f": {_one_line(hit.title, 60)}" if hit.title else ""
         print(
             f"{hit.session_id}{title}  ({_when(hit.started_at)}, "
-            f"{hit.matches:,} matching message{'s' if hit.matches != 1 else ''})"
+            f"{count(hit.matches, 'matching message')})"
         )
         for line in hit.context:
             pointer = ">" if line.seq == hit.seq else " "
@@ -243,10 +243,11 @@ def _hit_json(hit: SearchHit) -> dict[str, Any]:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    form = _export_format(args)
     with _store(args) as store:
         record = _session(store, args)
         messages = [dict(m.message) for m in store.messages(record.id)]
-    text = render_export(record, messages, "json" if args.json else args.format)
+    text = render_export(record, messages, form)
     if args.out:
         try:
             check_output_path(args.out)  # never a device, FIFO or directory
@@ -256,10 +257,19 @@ def run_export(args: argparse.Namespace) -> int:
             Path(args.out).write_text(text, encoding="utf-8")
         except OSError as exc:
             raise CommandError(f"cannot write {args.out}: {exc.strerror or exc}") from None
-        print(f"wrote {len(messages):,} messages to {args.out}", file=sys.stderr)
+        print(f"wrote {count(len(messages), 'message')} to {args.out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return EXIT_OK
+
+
+def _export_format(args: argparse.Namespace) -> str:
+    if args.json and args.format not in (None, "json"):
+        raise CommandError(
+            f"--json is --format json; it cannot be combined with --format {args.format}",
+            EXIT_USAGE,
+        )
+    return str(args.format or "json")
 
 
 def render_export(record: SessionRecord, messages: list[dict[str, Any]], form: str) -> str:

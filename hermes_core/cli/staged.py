@@ -2,18 +2,28 @@
 
 Why one place: both stores stage writes the same way (a record per write under
 ``pending/``, re-judged when approved), so the command that applies or drops them, one id or
-``all``, is the same: exit 1 when any of them was refused, the reason on stderr.
+``all``, is the same: exit 1 when any of them was refused, the reason on stderr. Under
+``all``, a record another process applied or rejected meanwhile is skipped, not an error:
+eight shells approving everything at once each report only what they applied.
+
+Every command printed here (and by the memory commands) is one that works as shown: it
+carries the ``--home`` and ``--config`` the user gave (:func:`command`, :func:`runnable`).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import re
+import shlex
 from typing import Any, Protocol
 
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, CommandError
 from hermes_core.cli.escaped import err, say
 
-__all__ = ["Reviewable", "review_staged"]
+__all__ = ["Reviewable", "command", "print_json", "review_staged", "runnable"]
+
+_COMMAND = re.compile(r"`(?:hermes-context )?((?:memory|skills) [a-z]+(?: [^`]*)?)`")
 
 
 class _Record(Protocol):
@@ -35,29 +45,92 @@ class Reviewable(Protocol):
     def reject(self, pending_id: str) -> dict[str, Any]: ...
 
 
+def command(args: argparse.Namespace, *words: str) -> str:
+    """``hermes-context WORDS`` with the ``--home`` and ``--config`` of this run, quoted for
+    a shell, so that pasting it reaches the same home."""
+    parts = ["hermes-context", *words]
+    for flag in ("home", "config"):
+        value = getattr(args, flag, None)
+        if value:
+            parts += [f"--{flag}", str(value)]
+    return " ".join(shlex.quote(part) for part in parts)
+
+
+def runnable(args: argparse.Namespace, text: str) -> str:
+    """``text`` with every command it names in backquotes (`` `memory pending` ``,
+    `` `hermes-context skills approve ID` ``) made complete: the program and this run's
+    ``--home``/``--config``."""
+    return _COMMAND.sub(lambda m: f"`{command(args, *shlex.split(m.group(1)))}`", text)
+
+
+def print_json(value: object) -> None:
+    """JSON on stdout with every control and invisible character as a ``\\u`` escape."""
+    from hermes_core.skills.layout import escape_invisible
+
+    print(escape_invisible(json.dumps(value, ensure_ascii=False, indent=1, default=str)))
+
+
 def review_staged(args: argparse.Namespace, staged: Reviewable, noun: str) -> int:
     """Apply (``args.review == "approve"``) or drop ``args.pending_id`` (or ``all``)."""
-    if args.pending_id == "all":
+    every = args.pending_id == "all"
+    as_json = bool(getattr(args, "json", False))
+    if every:
         ids = [record.id for record in staged.pending.all()[0]]
-        if not ids:
+        if not ids and not as_json:
             err(f"no pending {noun} writes")
             return EXIT_OK
     else:
         ids = [args.pending_id]
     code = EXIT_OK
+    rows: list[dict[str, Any]] = []
     for pending_id in ids:
-        try:
-            if args.review == "approve":
-                result = staged.approve(pending_id)
-            else:
-                result = staged.reject(pending_id)
-        except KeyError as exc:
-            raise CommandError(str(exc.args[0] if exc.args else exc)) from None
-        except ValueError as exc:  # a record whose user id names no directory
-            raise CommandError(f"{pending_id}: {exc}; reject it") from None
-        if result.get("success"):
-            say(f"{pending_id}: {result.get('message', 'done')}")
-        else:
-            err(f"hermes-context: {pending_id}: {result.get('error')}")
+        row = _review_one(args, staged, pending_id, every=every)
+        rows.append(row)
+        if row["status"] == "failed":
             code = EXIT_INPUT
+        if as_json:
+            continue
+        if row["status"] == "done":
+            say(f"{pending_id}: {row['message']}")
+        elif row["status"] == "skipped":
+            err(f"{pending_id}: {row['message']}")
+        else:
+            err(f"hermes-context: {pending_id}: {row['error']}")
+    if as_json:
+        print_json({"action": args.review, "results": rows})
     return code
+
+
+def _review_one(
+    args: argparse.Namespace, staged: Reviewable, pending_id: str, *, every: bool
+) -> dict[str, Any]:
+    """One id's outcome: ``done``, ``skipped`` (under ``all``: gone meanwhile) or
+    ``failed``; a single id that is not there is a usage error."""
+    gone = {
+        "id": pending_id,
+        "status": "skipped",
+        "message": "applied or rejected meanwhile by another process; skipped",
+    }
+    try:
+        if args.review == "approve":
+            result = staged.approve(pending_id)
+        else:
+            result = staged.reject(pending_id)
+    except KeyError as exc:
+        message = runnable(args, str(exc.args[0] if exc.args else exc))
+        if every and message.startswith("no pending"):
+            return gone
+        if every:
+            return {"id": pending_id, "status": "failed", "reason": "unreadable", "error": message}
+        raise CommandError(message) from None
+    except ValueError as exc:  # a record whose user id names no directory
+        if every:
+            error = f"{exc}; reject it"
+            return {"id": pending_id, "status": "failed", "reason": "invalid", "error": error}
+        raise CommandError(f"{pending_id}: {exc}; reject it") from None
+    if result.get("success"):
+        return {"id": pending_id, "status": "done", "message": result.get("message", "done")}
+    if every and result.get("reason") == "gone":
+        return gone
+    error = runnable(args, str(result.get("error")))
+    return {"id": pending_id, "status": "failed", "reason": result.get("reason"), "error": error}

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from hermes_core.cli.common import EXIT_OK, load, table
+from hermes_core.cli.progress import Progress
+from hermes_core.cli.text import count
+
+if TYPE_CHECKING:
+    from hermes_core.tokens.costs import MessageCostCache
+    from hermes_core.tokens.counters import TokenCounter
 
 
 def register(
@@ -32,16 +40,21 @@ def run(args: argparse.Namespace) -> int:
 
     settings = load(args).settings
     model = args.model or settings.model.name or None
-    messages = read_transcript(args.file)
-    counter = get_counter(model, settings.model.tokenizer)
-    breakdown = token_breakdown(messages, counter, image_tokens=settings.compression.image_tokens)
+    image_tokens = settings.compression.image_tokens
+    with Progress() as progress:
+        progress.phase(f"reading {args.file}")
+        messages = read_transcript(args.file)
+        counter = get_counter(model, settings.model.tokenizer)
+        cache = _counted(messages, counter, image_tokens, progress)
+        breakdown = token_breakdown(messages, counter, image_tokens=image_tokens, cache=cache)
     if args.json:
         payload = {"file": args.file, "model": model, **breakdown.to_dict()}
         print(json.dumps(payload, indent=2, ensure_ascii=False))
         return EXIT_OK
     print(
-        f"{args.file}: {breakdown.messages:,} messages, {breakdown.total:,} tokens "
-        f"(counter: {breakdown.counter}, model: {model or 'default'})"
+        f"{args.file}: {count(breakdown.messages, 'message')}, "
+        f"{count(breakdown.total, 'token')} (counter: {breakdown.counter}, "
+        f"model: {model or 'default'})"
     )
     print()
     role_rows = [
@@ -58,8 +71,26 @@ def run(args: argparse.Namespace) -> int:
         headers = ["tool", "calls", "call tokens", "results", "result tokens", "total"]
         print(table(headers, tool_rows))
     print()
-    print(f"images: {breakdown.images:,} ({breakdown.image_tokens:,} tokens)")
+    print(f"images: {breakdown.images:,} ({count(breakdown.image_tokens, 'token')})")
     return EXIT_OK
+
+
+def _counted(
+    messages: list[dict[str, Any]], counter: TokenCounter, image_tokens: int, progress: Progress
+) -> MessageCostCache:
+    """A cost cache holding every message's count, filled one message at a time so the
+    progress bar moves (counting is the long part: the breakdown then only adds up).
+    Malformed lists are left to ``token_breakdown``, which names the bad messages."""
+    from hermes_core.tokens.costs import MessageCostCache
+
+    cache = MessageCostCache(maxsize=max(1, len(messages)))
+    if not all(isinstance(m, Mapping) for m in messages):
+        return cache
+    progress.phase("counting tokens", total=len(messages), unit="messages")
+    for message in messages:
+        cache.measure(message, counter, image_tokens)
+        progress.advance()
+    return cache
 
 
 def _share(part: int, whole: int) -> str:

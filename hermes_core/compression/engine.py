@@ -15,6 +15,7 @@ from typing import Any
 
 from hermes_core.compression import policy
 from hermes_core.compression import state as persisted
+from hermes_core.compression.arguments import check_compressor_arguments, check_flag, check_messages
 from hermes_core.compression.assemble import SYSTEM_ROLES, assemble, is_summary_message
 from hermes_core.compression.hooks import (
     CompressionHooks,
@@ -69,6 +70,13 @@ class Compressor(PruneStop):
         unreachable_falls_back: bool = False,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
+        check_compressor_arguments(
+            config=config,
+            context_length=context_length,
+            max_tokens=max_tokens,
+            summarizer=summarizer,
+            model=model,
+        )
         settings = as_settings(config)
         super().__init__(
             settings,
@@ -108,6 +116,8 @@ class Compressor(PruneStop):
 
         ``stats["summarizer_usage"]`` reports what the summariser cost (see
         :class:`~hermes_core.compression.summary_usage.SummarizerUsage`)."""
+        check_messages(messages)
+        check_flag("force", force)
         started = time.perf_counter()
         source = [m if isinstance(m, dict) else dict(m) for m in messages]
         usage = SummarizerUsage(count=self.count)
@@ -135,7 +145,8 @@ class Compressor(PruneStop):
         problems = validate_messages(source, allow_pending_tool_calls=True)
         if problems:
             raise InvalidMessages(
-                f"cannot compress an invalid transcript ({len(problems)} problems; run "
+                f"cannot compress an invalid transcript ({len(problems):,} "
+                f"problem{'' if len(problems) == 1 else 's'}; run "
                 "`hermes-context validate` for the list): " + problems[0],
                 problems,
             )
@@ -389,6 +400,7 @@ def compress(
     force: bool = False,
 ) -> CompressionResult:
     """One-shot compression with a fresh :class:`Compressor` (no anti-thrash history)."""
+    check_messages(messages)
     compressor = Compressor(
         config, context_length=context_length, max_tokens=max_tokens, summarizer=summarizer
     )

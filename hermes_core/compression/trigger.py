@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from hermes_core.compression import policy
+from hermes_core.compression.arguments import check_messages, check_usage
 from hermes_core.compression.overflow import MIN_PLAUSIBLE_WINDOW, stated_window
 from hermes_core.compression.result import CompressionEvent, EventSink
 from hermes_core.config.settings import Settings
@@ -138,6 +139,7 @@ class CompressionTrigger:
 
         ``messages`` is taken to be what goes out next: a later ``update_from_usage`` without
         messages anchors on it (as it was now, even if the list grows in place meanwhile)."""
+        check_messages(messages)
         self._touch()
         self._sent = (messages, len(messages))
         self.last_prompt_tokens = self.running.observe(messages)
@@ -181,6 +183,7 @@ class CompressionTrigger:
         """Real ``usage.prompt_tokens`` from the API: judges the last compaction (anti-thrash)
         and anchors the running count on the messages that were sent: ``messages`` when given,
         else those of the last :meth:`observe`, or the list the last ``compress`` returned."""
+        check_usage(usage, messages)
         prompt = usage.get("prompt_tokens")
         if isinstance(prompt, bool) or not isinstance(prompt, int) or prompt < 0:
             return

@@ -15,7 +15,7 @@ import difflib
 import json
 import os
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -30,7 +30,7 @@ from hermes_core.config.values import (
     resolve_env_refs,
 )
 from hermes_core.config.yaml_source import read_yaml_mapping
-from hermes_core.errors import ConfigError
+from hermes_core.errors import ConfigError, InvalidArgument
 
 ENV_PREFIX = "HERMES__"
 SourceKind = Literal["default", "file", "argument", "environment"]
@@ -99,6 +99,7 @@ def load_config(
     A path given explicitly must exist; the home's ``config.yaml`` is optional.
     Raises :class:`ConfigError` listing every problem, each naming the key and where it is.
     """
+    _check_arguments(source, home, environ)
     env = dict(os.environ if environ is None else environ)
     home_path = resolve_home(home, env)
     loaded = LoadedConfig(settings=Settings(), home=home_path, environ=env)
@@ -125,6 +126,18 @@ def load_config(
         header = f"invalid configuration ({len(problems)} {noun}):"
         raise ConfigError("\n".join([header, *problems]))
     return loaded
+
+
+def _check_arguments(source: object, home: object, environ: object) -> None:
+    """Wrong types from Python fail here, saying what was expected, not deep inside."""
+    if source is not None and not isinstance(source, (str, os.PathLike, Mapping)):
+        raise InvalidArgument.of(
+            "the config", "a path to config.yaml, a mapping of settings or None", source
+        )
+    if home is not None and not isinstance(home, (str, os.PathLike)):
+        raise InvalidArgument.of("home", "a directory path or None", home)
+    if environ is not None and not isinstance(environ, Mapping):
+        raise InvalidArgument.of("environ", "a mapping of environment variables or None", environ)
 
 
 # --- validation ------------------------------------------------------------------------
@@ -171,6 +184,9 @@ def _apply_mapping(
                 coerced = deep_merge(getattr(target, key), coerced)
             setattr(target, key, coerced)
             loaded.provenance[dotted] = origin(dotted)
+            if key == "plugin_config" and isinstance(value, Mapping):
+                for name in value:  # each section's own line, for plugin_names' errors
+                    loaded.provenance[f"{dotted}.{name}"] = origin(f"{dotted}.{name}")
 
     def _secret_reference(
         target: Any, fields: Mapping[str, Any], key: object, value: Any, dotted: str
@@ -241,6 +257,41 @@ def _backend_checks(settings: Settings, loaded: LoadedConfig, problems: list[str
             f"{source.detail or source.kind}: {chosen[0]}: postgres needs a database: set "
             "sessions.dsn (postgresql://user@host:5432/db, no password) or sessions.dsn_env "
             "(the environment variable holding the connection string)"
+        )
+
+
+def plugin_names(loaded: LoadedConfig) -> list[tuple[str, str]]:
+    """Every plugin name the settings use, as ``(key, name)``: ``memory.provider``,
+    ``plugins.enabled``, ``plugins.disabled`` and each ``plugin_config.<name>``."""
+    settings = loaded.settings
+    used = [("memory.provider", settings.memory.provider)] if settings.memory.provider else []
+    used += [("plugins.enabled", name) for name in settings.plugins.enabled]
+    used += [("plugins.disabled", name) for name in settings.plugins.disabled]
+    used += [(f"plugin_config.{name}", name) for name in settings.plugin_config]
+    return used
+
+
+def check_plugin_names(loaded: LoadedConfig, known: Collection[str]) -> None:
+    """Refuse a plugin name that no plugin answers to (``known``: the built-ins, installed
+    entry points and registered plugins), naming the key, where it was set and the close
+    match or the known names. Why here, not per plugin: a misspelled name is a setting the
+    operator believes in and does not have, like an unknown key."""
+    choices = sorted(set(known))
+    problems = []
+    for key, name in plugin_names(loaded):
+        if name in known:
+            continue
+        source = loaded.source_of(key)
+        close = difflib.get_close_matches(name, choices, n=1)
+        hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(choices)}"
+        problems.append(
+            f"{source.detail or source.kind}: {key}: no plugin is named '{name}' ({hint}); "
+            "fix the name, or install the package that provides it"
+        )
+    if problems:
+        noun = "problem" if len(problems) == 1 else "problems"
+        raise ConfigError(
+            "\n".join([f"invalid configuration ({len(problems)} {noun}):", *problems])
         )
 
 

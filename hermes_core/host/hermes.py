@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_core.config.loader import LoadedConfig, load_config
 from hermes_core.config.settings import Settings
-from hermes_core.errors import SessionError
+from hermes_core.errors import InvalidArgument, SessionError
 from hermes_core.memory.calls import StuckCalls
 from hermes_core.plugins.loading import PluginSpec
 from hermes_core.plugins.manager import PluginHost
@@ -45,6 +45,10 @@ class Hermes:
     """Configuration plus plugin host for one home directory."""
 
     def __init__(self, config: LoadedConfig, *, builtins: Sequence[PluginSpec] | None = None):
+        if not isinstance(config, LoadedConfig):
+            raise InvalidArgument.of(
+                "config", "a LoadedConfig (use Hermes.from_config(path or dict))", config
+            )
         self.config = config
         self.plugins = PluginHost(config)
         self._closed = False
@@ -87,6 +91,7 @@ class Hermes:
         workspace: str | os.PathLike[str] | None = None,
         on_event: EventListener | None = None,
         toolsets: Collection[str] | None = None,
+        message_format: str = "openai",
     ) -> Session:
         """Open (or resume) one conversation of one user.
 
@@ -94,6 +99,8 @@ class Hermes:
         and no memory tools unless ``toolsets`` names them (``"memory"``: the file memory's
         blocks and tool; ``"session_search"``). ``workspace`` is the folder @-references
         resolve in. ``on_event`` receives :class:`~hermes_core.host.events.SessionEvent` s.
+        ``message_format`` (``openai``, ``anthropic``, ``responses``): what ``prepare`` and
+        ``end_turn`` take and ``prepare`` returns (docs/formats.md).
         """
         from hermes_core.host.session import Session
 
@@ -113,6 +120,7 @@ class Hermes:
             workspace=workspace,
             on_event=on_event,
             toolsets=toolsets,
+            message_format=message_format,
         )
         self._sessions[id(session)] = session
         return session

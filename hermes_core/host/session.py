@@ -31,6 +31,7 @@ from hermes_core.host.async_twins import AsyncTwins
 from hermes_core.host.compaction import CompactionSteps, joined
 from hermes_core.host.events import EventListener, emit
 from hermes_core.host.resume import open_record
+from hermes_core.host.session_formats import host_format
 from hermes_core.host.session_memory import SessionMemory, last_turn
 from hermes_core.host.session_references import SessionReferences
 from hermes_core.host.session_review import SessionReview, counted
@@ -74,8 +75,10 @@ class Session(CompactionSteps, AsyncTwins):
         workspace: str | os.PathLike[str] | None = None,
         on_event: EventListener | None = None,
         toolsets: Collection[str] | None = None,
+        message_format: str = "openai",
     ) -> None:
         self.host = host
+        self.formats = host_format(message_format)  # None: the host speaks OpenAI already
         self.settings = host.settings
         self.requested_id = check_id(session_id, "session_id")
         user = None if user_id is None else check_id(user_id, "user_id")
@@ -194,15 +197,25 @@ class Session(CompactionSteps, AsyncTwins):
             return self.memory.handle(self.info, self.store, name, arguments)
 
     def prepare(self, messages: Sequence[Mapping[str, Any]]) -> list[Message]:
-        """Before each request: the list to send (wire form; treat it as read-only)."""
+        """Before each request: the list to send (wire form, in the host's message format;
+        treat it as read-only)."""
         with self._lock:
             self._check_open()
-            self._absorb(check_messages(messages), with_recall=True)
+            self._take(messages, with_recall=True)
             self._compress_when_due()
             self._sent_len = len(self.view.sent)
             self.compressor.observe(self.view.sent)
             self._save_state()
+            if self.formats is not None:
+                return self.formats.outgoing(self.view.sent, self.view.wire())
             return self.view.wire()
+
+    def _take(self, messages: Sequence[Mapping[str, Any]], *, with_recall: bool) -> None:
+        """Absorb the host's list (converted first when it speaks another format)."""
+        given = messages if self.formats is None else self.formats.incoming(messages)
+        self._absorb(check_messages(given), with_recall=with_recall)
+        if self.formats is not None:
+            self.formats.remember(self.view.sent)
 
     def record_usage(self, usage: Mapping[str, Any]) -> None:
         """After each response: its ``usage`` (``prompt_tokens`` is what counts)."""
@@ -212,6 +225,7 @@ class Session(CompactionSteps, AsyncTwins):
                 raise HermesError(
                     f"record_usage() needs the response's usage mapping, got {type(usage).__name__}"
                 )
+            usage = usage if self.formats is None else self.formats.usage(usage)
             sent = self.view.sent
             if len(sent) != self._sent_len:  # end_turn came first: anchor on what was sent
                 sent = sent[: self._sent_len]
@@ -225,7 +239,7 @@ class Session(CompactionSteps, AsyncTwins):
         """The reply was delivered: persist it and hand the turn to the memory providers."""
         with self._lock:
             self._check_open()
-            self._absorb(check_messages(messages), with_recall=False)
+            self._take(messages, with_recall=False)
             turn = last_turn(self.view.sent, self.state.last_user, self.state.user_turns)
             if turn is not None and turn.assistant.strip() and turn.turn_index > self.state.synced:
                 self.memory.sync(self.info, turn)

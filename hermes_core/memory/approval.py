@@ -173,7 +173,7 @@ class MemoryWriter:
     def reject(self, pending_id: str) -> Result:
         """Drop a staged write unapplied."""
         if not self.pending.delete(pending_id):
-            raise KeyError(f"no pending write {pending_id} (see `memory pending`)")
+            raise KeyError(f"no pending write {pending_id} (see `hermes-context memory pending`)")
         return {"success": True, "done": True, "message": f"Pending write {pending_id} rejected."}
 
 

@@ -10,6 +10,7 @@ durability and the home boundary.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from collections.abc import Callable
@@ -31,6 +32,7 @@ from hermes_core.memory.files import (
     inside_home,
     locked,
     read_text,
+    refuse_read_only,
     remove_file,
     remove_stale_temps,
 )
@@ -105,13 +107,14 @@ class FileMemoryDocuments:
         claim: Claim | None = None,
     ) -> Updated[T] | None:
         real = self.real_path(target, scope)
-        with locked(real):
+        with locked(real), _held(claim):
             remove_stale_temps(real)
             if claim is not None and not _still_staged(claim):
                 return None
             text = read_text(real)
             decision = decide(text)
             if decision.text is not None:
+                refuse_read_only(real)
                 atomic_write(real, decision.text)
             note = _drift_copy(real) if decision.keep_copy and decision.text is None else ""
             if claim is not None and decision.succeeded:
@@ -135,6 +138,7 @@ class FileMemoryDocuments:
             return None
         with locked(real):
             remove_stale_temps(real)
+            refuse_read_only(real)
             copy = backup_copy(real, always=True)
             remove_file(path)
         return Removed(str(path), str(copy) if copy else None, copy.name if copy else None)
@@ -152,10 +156,21 @@ def _still_staged(claim: Claim) -> bool:
         return False
 
 
+def _held(claim: Claim | None) -> contextlib.AbstractContextManager[object]:
+    """The lock of the claimed record's folder (a rejection takes it too, so an approval and
+    a rejection of one record cannot both succeed); nothing for other staged stores."""
+    if claim is not None and isinstance(claim.staged, PendingWrites):
+        return claim.staged.held()
+    return contextlib.nullcontext()
+
+
 def _consume(claim: Claim) -> None:
     """Drop an applied record. If that fails the write still stands; approving the record
     again is a no-op (an add already there) or refused (the entry it aimed at is gone)."""
     try:
+        if isinstance(claim.staged, PendingWrites):
+            claim.staged.discard(claim.record.id)  # its lock is held already (see _held)
+            return
         claim.staged.delete(claim.record.id)
     except OSError as exc:
         log.warning("pending write %s was applied but not removed: %s", claim.record.id, exc)

@@ -33,17 +33,24 @@ __all__ = [
     "BACKUP_INTERVAL",
     "LOCK_TIMEOUT",
     "MAX_FILE_BYTES",
+    "ReadOnlyFile",
     "atomic_write",
     "backup_copy",
     "inside_home",
     "locked",
     "read_bytes",
     "read_text",
+    "refuse_read_only",
     "remove_file",
     "remove_stale_temps",
 ]
 
 log = logging.getLogger("hermes_context.memory")
+
+
+class ReadOnlyFile(MemoryStoreError):
+    """A memory file its owner made read-only; nothing was changed."""
+
 
 #: Seconds a writer waits for another process's lock before giving up with an error.
 LOCK_TIMEOUT: Final = 30.0
@@ -156,10 +163,13 @@ def read_text(path: Path) -> str | None:
 
 
 @contextlib.contextmanager
-def locked(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+def locked(path: Path, timeout: float | None = None) -> Iterator[None]:
     """Hold the cross-process lock of ``path`` (``<file>.lock``, mode 0600). Pass the real
-    path (see :func:`inside_home`), so that every way to reach one file takes one lock."""
+    path (see :func:`inside_home`), so that every way to reach one file takes one lock.
+    ``timeout`` defaults to :data:`LOCK_TIMEOUT` as it is when called."""
     from filelock import FileLock, Timeout
+
+    timeout = LOCK_TIMEOUT if timeout is None else timeout
 
     lock_path = Path(str(path) + ".lock")
     if lock_path.is_symlink():
@@ -177,6 +187,22 @@ def locked(path: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
             f"{path} is locked by another process (waited {timeout:.0f} s). Nothing was "
             "changed; try again, or remove the stale .lock file if no hermes-context runs."
         ) from exc
+
+
+def refuse_read_only(path: Path) -> None:
+    """Refuse to replace a file its owner made read-only (``chmod 444``). Why the mode bits
+    and not the write itself: a write is a rename, which the file's own permission does not
+    stop, and root may write anyway; the bits are what the person said."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISREG(info.st_mode) and not info.st_mode & stat.S_IWUSR:
+        raise ReadOnlyFile(
+            f"{path} is read-only (mode {stat.S_IMODE(info.st_mode):04o}): memory does not "
+            "rewrite a file its owner made read-only. Nothing was changed; to allow writes, "
+            f"run `chmod u+w {path}`."
+        )
 
 
 def remove_stale_temps(path: Path) -> int:

@@ -42,7 +42,8 @@ class RecordDirectory(Generic[R]):
     def path(self, pending_id: str) -> Path:
         if not isinstance(pending_id, str) or not _ID.fullmatch(pending_id):
             raise KeyError(
-                f"{pending_id!r} is not a pending id (8 hex digits, see `{self.command} pending`)"
+                f"{pending_id!r} is not a pending id (8 hex digits, see "
+                f"`hermes-context {self.command} pending`)"
             )
         return self.directory / f"{pending_id}.json"
 

@@ -8,13 +8,14 @@ approval.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
 from hermes_core.errors import MemoryStoreError
 from hermes_core.memory.entries import TARGET_FILES
-from hermes_core.memory.files import atomic_write, read_text
+from hermes_core.memory.files import atomic_write, locked, read_text
 from hermes_core.memory.records import RecordDirectory
 
 __all__ = [
@@ -82,7 +83,7 @@ def record_from_json(text: str | None, pending_id: str) -> PendingWrite:
     """The record stored as ``text``; KeyError (with what to do) when it is missing, not a
     record, or edited into something that is not one."""
     if text is None:
-        raise KeyError(f"no pending write {pending_id} (see `memory pending`)")
+        raise KeyError(f"no pending write {pending_id} (see `hermes-context memory pending`)")
     try:
         record = PendingWrite(**json.loads(text))
         if problem := _record_problem(record, pending_id):
@@ -108,3 +109,23 @@ class PendingWrites(RecordDirectory[PendingWrite]):
         except MemoryStoreError as exc:
             raise KeyError(f"pending write {pending_id} cannot be read ({exc}); reject it") from exc
         return record_from_json(text, pending_id)
+
+    def held(self) -> contextlib.AbstractContextManager[None]:
+        """The folder's lock, held by an approval while it checks, applies and consumes a
+        record, and by a rejection while it deletes one: of the two, exactly one succeeds."""
+        return locked(self.directory / "pending")
+
+    def delete(self, pending_id: str) -> bool:
+        """Drop the record (under :meth:`held`); whether there was one."""
+        path = self.path(pending_id)
+        if not path.parent.is_dir():
+            return False
+        with self.held():
+            return self.discard(pending_id)
+
+    def discard(self, pending_id: str) -> bool:
+        """Drop the record; call with :meth:`held` held."""
+        path = self.path(pending_id)
+        existed = path.exists()
+        path.unlink(missing_ok=True)
+        return existed

@@ -34,6 +34,7 @@ from hermes_core.memory.entries import (
     usage_text,
 )
 from hermes_core.memory.file_documents import FileMemoryDocuments
+from hermes_core.memory.files import ReadOnlyFile
 from hermes_core.memory.layout import (
     describe,
     safe_user_id,
@@ -360,6 +361,8 @@ def _refusal(exc: MemoryStoreError) -> Result:
         return failure("unsafe_path", str(exc))
     if isinstance(exc, StorageUnavailable):
         return failure("unavailable", str(exc))
+    if isinstance(exc, ReadOnlyFile):
+        return failure("read_only_file", str(exc))
     return failure("unreadable", str(exc))
 
 

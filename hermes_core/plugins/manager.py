@@ -18,7 +18,7 @@ from typing import Any
 import pluggy
 
 from hermes_core import hookspecs
-from hermes_core.config.loader import LoadedConfig
+from hermes_core.config.loader import LoadedConfig, check_plugin_names
 from hermes_core.config.settings import Settings
 from hermes_core.errors import (
     ConfigError,
@@ -109,6 +109,7 @@ class PluginHost:
     def load(self, builtins: Sequence[PluginSpec] = ()) -> None:
         """Register built-ins, then the third-party plugins the config names, each isolated."""
         settings = self.config.settings
+        check_plugin_names(self.config, self._known_names(builtins))
         disabled = set(settings.plugins.disabled)
         for spec in builtins:
             if spec.name in disabled:
@@ -126,12 +127,14 @@ class PluginHost:
                 self.records[name] = PluginRecord(name=name, status="disabled")
                 continue
             self._load_isolated(name, functools.partial(self._spec_for, name))
-        known = {spec.name for spec in builtins} | {ep.name for ep in installed_entry_points()}
-        for name in sorted(disabled - known):
-            self._warn(
-                f"plugins.disabled names '{name}', which is neither a built-in nor an installed "
-                "plugin; check the spelling"
-            )
+
+    def _known_names(self, builtins: Sequence[PluginSpec]) -> set[str]:
+        """Every name a setting may use: the built-ins, the installed entry points, the
+        plugins registered already, and the first-party providers of hermes-context's own
+        extras (one whose extra is not installed is known: it fails later with the install
+        line it needs)."""
+        names = {spec.name for spec in builtins} | {ep.name for ep in installed_entry_points()}
+        return names | set(self.records) | _first_party_extras()
 
     def _warn(self, message: str) -> None:
         self.warnings.append(message)
@@ -404,6 +407,23 @@ def _unmarked_hooks(pm: pluggy.PluginManager, plugin: object) -> list[str]:
         for name in hookspecs.HOOK_POLICIES
         if name not in marked and callable(getattr(plugin, name, None))
     ]
+
+
+def _first_party_extras() -> set[str]:
+    """The extras that are first-party plugins (``mem0``: ``hermes_plugins.mem0``), not
+    bundles or tools (``all``, ``dev``)."""
+    import importlib.util
+
+    from hermes_core.plugins.loading import own_extras
+
+    found = set()
+    for extra in own_extras():
+        try:
+            if extra.isidentifier() and importlib.util.find_spec(f"hermes_plugins.{extra}"):
+                found.add(extra)
+        except (ImportError, ValueError):
+            continue
+    return found
 
 
 def _not_installed(name: str, role: str) -> PluginLoadError:

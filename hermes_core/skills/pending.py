@@ -132,7 +132,9 @@ class PendingSkillWrites(RecordDirectory[PendingSkillWrite]):
         try:
             data = read_bytes(path, _MAX_RECORD_BYTES)
             if data is None:
-                raise KeyError(f"no pending skill write {pending_id} (see `skills pending`)")
+                raise KeyError(
+                    f"no pending skill write {pending_id} (see `hermes-context skills pending`)"
+                )
             if len(data) > _MAX_RECORD_BYTES:
                 raise ValueError("it is too large")
             raw = json.loads(data.decode("utf-8"))

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from hermes_core.errors import InvalidMessages
+from hermes_core.errors import InvalidArgument, InvalidMessages
 from hermes_core.transcript.validation import MAX_NESTING
 
 if TYPE_CHECKING:
@@ -382,9 +382,10 @@ def count_tokens(
         )
     if not isinstance(messages_or_text, (list, tuple)):
         hint = " (pass a list of messages)" if isinstance(messages_or_text, Mapping) else ""
-        raise TypeError(
-            "count_tokens expects a str or a list of message dicts, got "
-            f"{type(messages_or_text).__name__}{hint}"
+        raise InvalidArgument.of(
+            "count_tokens' first argument",
+            f"a str or a list of message dicts{hint}",
+            messages_or_text,
         )
     if not messages_or_text:
         return 0

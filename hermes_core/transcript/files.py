@@ -16,7 +16,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import IO, Any, Final
 
-from hermes_core.errors import TranscriptError
+from hermes_core.errors import InvalidArgument, TranscriptError
 from hermes_core.transcript.validation import kind_of
 
 __all__ = ["check_output_path", "read_transcript", "write_transcript"]
@@ -52,9 +52,11 @@ def _read_source(source: str | os.PathLike[str] | IO[str], name: str | None) -> 
             raise TranscriptError(f"{name or '<stdin>'}: there is no standard input to read")
         stream: IO[Any] = getattr(sys.stdin, "buffer", sys.stdin)
         label = name or "<stdin>"
-    else:
+    elif callable(getattr(source, "read", None)):
         stream = source
         label = name or _stream_label(source, "<stream>")
+    else:
+        raise InvalidArgument.of("source", "a path, '-' (standard input) or an open stream", source)
     try:
         data = stream.read()
     except UnicodeDecodeError as exc:

@@ -384,11 +384,11 @@ def test_missing_dependency_and_extra_messages(tmp_path: Path, fake_dist: Path) 
 
 
 def test_unknown_plugin_and_non_class_entry_point(tmp_path: Path, fake_dist: Path) -> None:
-    host = make_host(tmp_path, {"plugins": {"enabled": ["nosuch", "not_a_class"]}})
-    assert "is not installed" in host.plugins.records["nosuch"].status
+    host = make_host(tmp_path, {"plugins": {"enabled": ["not_a_class"]}})
     assert "must name a plugin class" in host.plugins.records["not_a_class"].status
-    with pytest.raises(PluginLoadError, match="'nosuch' is not installed"):
-        make_host(tmp_path, {"plugins": {"enabled": ["nosuch"], "strict": True}})
+    for strict in (False, True):  # an unknown name is a configuration error, strict or not
+        with pytest.raises(ConfigError, match=r"plugins\.enabled: no plugin is named 'nosuch'"):
+            make_host(tmp_path, {"plugins": {"enabled": ["nosuch"], "strict": strict}})
 
 
 def test_two_external_providers_from_config(tmp_path: Path, fake_dist: Path) -> None:
@@ -480,10 +480,13 @@ def test_hook_named_method_without_marker_fails_at_start_up(tmp_path: Path) -> N
         host.plugins.register(Forgot(), name="forgot")
 
 
-def test_plugin_without_hooks_and_unknown_disabled_names_warn(tmp_path: Path) -> None:
-    host = make_host(tmp_path, {"plugins": {"disabled": ["no_such_plugin"]}})
+def test_plugin_without_hooks_warns_and_unknown_disabled_names_are_refused(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(ConfigError, match=r"plugins\.disabled: no plugin is named 'no_such"):
+        make_host(tmp_path, {"plugins": {"disabled": ["no_such_plugin"]}})
+    host = make_host(tmp_path)
     host.plugins.register(object(), name="inert")
-    assert any("no_such_plugin" in w for w in host.plugins.warnings)
     assert any("'inert' implements no hooks" in w for w in host.plugins.warnings)
 
 
