@@ -7,7 +7,6 @@ plugins`` shows its status) while the rest keeps working; hook calls go through
 
 from __future__ import annotations
 
-import difflib
 import functools
 import logging
 from collections.abc import Callable, Sequence
@@ -36,6 +35,7 @@ from hermes_core.plugins.loading import (
     installed_entry_points,
     spec_from_entry_point,
 )
+from hermes_core.plugins.shape import reject_wrappers, unknown_hooks, unmarked_hooks
 from hermes_core.redact import redact
 from hermes_core.types import Finding
 
@@ -260,14 +260,14 @@ class PluginHost:
                     "be active. Choose one with memory.provider and remove the other from "
                     "plugins.enabled"
                 )
-        _reject_wrappers(plugin, name)
+        reject_wrappers(plugin, name)
         try:
             self.pm.register(plugin, name=name)
         except pluggy.PluginValidationError as exc:
             raise PluginLoadError(
                 f"plugin '{name}' has an invalid hook implementation: {exc}"
             ) from None
-        unknown = _unknown_hooks(self.pm, plugin) + _unmarked_hooks(self.pm, plugin)
+        unknown = unknown_hooks(self.pm, plugin) + unmarked_hooks(self.pm, plugin)
         if unknown:
             self.pm.unregister(plugin)
             raise PluginLoadError(f"plugin '{name}': {'; '.join(unknown)}")
@@ -377,36 +377,6 @@ def _shut_down(plugin: object) -> None:
             shutdown()
         except Exception:  # the refusal is what the user must see
             log.debug("shutdown of a refused plugin failed", exc_info=True)
-
-
-def _reject_wrappers(plugin: object, name: str) -> None:
-    for attr in dir(plugin):
-        opts = getattr(getattr(plugin, attr, None), f"{PROJECT_NAME}_impl", None)
-        if isinstance(opts, dict) and (opts.get("hookwrapper") or opts.get("wrapper")):
-            raise PluginLoadError(
-                f"plugin '{name}': {attr} is a hook wrapper; hermes-context calls each "
-                "implementation in isolation, so wrappers are not supported"
-            )
-
-
-def _unknown_hooks(pm: pluggy.PluginManager, plugin: object) -> list[str]:
-    problems = []
-    for caller in pm.get_hookcallers(plugin) or []:
-        if caller.spec is None:
-            close = difflib.get_close_matches(caller.name, list(hookspecs.HOOK_POLICIES), n=1)
-            hint = f"did you mean '{close[0]}'?" if close else "see docs/hooks.md"
-            problems.append(f"'{caller.name}' is not a hermes-context hook ({hint})")
-    return problems
-
-
-def _unmarked_hooks(pm: pluggy.PluginManager, plugin: object) -> list[str]:
-    """Methods named exactly like a hook but missing ``@hookimpl``: silently inert otherwise."""
-    marked = {caller.name for caller in pm.get_hookcallers(plugin) or []}
-    return [
-        f"method '{name}' has a hook's name but no @hookimpl marker; add @hermes_core.hookimpl"
-        for name in hookspecs.HOOK_POLICIES
-        if name not in marked and callable(getattr(plugin, name, None))
-    ]
 
 
 def _first_party_extras() -> set[str]:
