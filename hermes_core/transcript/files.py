@@ -8,18 +8,24 @@ Every failure is a one-line `TranscriptError` naming the file, the place and wha
 from __future__ import annotations
 
 import codecs
-import contextlib
 import json
 import os
-import stat
 import sys
 from collections.abc import Mapping, Sequence
-from typing import IO, Any, Final
+from typing import IO, Any
 
 from hermes_core.errors import InvalidArgument, TranscriptError
+from hermes_core.transcript.output import check_output_path, output_target, replace_file
 from hermes_core.transcript.validation import kind_of
 
-__all__ = ["check_output_path", "read_transcript", "write_transcript"]
+__all__ = [
+    "check_output_path",
+    "read_payload",
+    "read_transcript",
+    "transcript_messages",
+    "write_payload",
+    "write_transcript",
+]
 
 EXPECTED = 'Expected a JSON list of messages, {"messages": [...]}, or JSON Lines.'
 _EXPECTED_LINE = "Expected one message object per line (JSON Lines)."
@@ -33,6 +39,19 @@ def read_transcript(
     ``name`` labels the source in error messages (default: the path, or the stream's name).
     The messages are returned as parsed; use `validate_messages` to check them.
     """
+    text, label = _read_source(source, name)
+    return transcript_messages(_parse(text, label), label)
+
+
+def read_payload(
+    source: str | os.PathLike[str] | IO[str], *, name: str | None = None
+) -> list[Any] | dict[str, Any]:
+    """The parsed JSON of a transcript in any message format, its shape left to the caller.
+
+    A JSON list or JSON Lines gives a list; a top-level object is returned as it is (an
+    Anthropic request with its ``system``, a Responses ``{"input": [...]}``), except one
+    lone message object, which is a list of one, as in `read_transcript`. Reading, UTF-8
+    and JSON syntax fail as they do there."""
     text, label = _read_source(source, name)
     return _parse(text, label)
 
@@ -115,7 +134,7 @@ def _too_deep(label: str) -> TranscriptError:
     return TranscriptError(f"{label}: JSON nested too deeply to read. {EXPECTED}")
 
 
-def _parse(text: str, label: str) -> list[dict[str, Any]]:
+def _parse(text: str, label: str) -> list[Any] | dict[str, Any]:
     stripped = text.lstrip()
     if not stripped:
         raise TranscriptError(f"{label}: empty input. {EXPECTED}")
@@ -134,8 +153,19 @@ def _parse(text: str, label: str) -> list[dict[str, Any]]:
         raise _syntax_error(label, exc) from None
     except RecursionError:
         raise _too_deep(label) from None
+    if isinstance(value, dict) and "role" in value and not {"messages", "input"} & set(value):
+        return [value]  # JSON Lines with a single message
+    return value  # type: ignore[no-any-return]
+
+
+def transcript_messages(value: Any, label: str) -> list[dict[str, Any]]:
+    """The OpenAI message list of a parsed transcript (`read_payload`): a list of message
+    objects, or the ``"messages"`` of an object; else a `TranscriptError` naming what is
+    wrong and where."""
     if isinstance(value, list):
         return _message_list(value, label, "message")
+    if not isinstance(value, dict):
+        raise TranscriptError(f"{label}: got {kind_of(value)}. {EXPECTED}")
     if "messages" in value:
         messages = value["messages"]
         if not isinstance(messages, list):
@@ -143,8 +173,6 @@ def _parse(text: str, label: str) -> list[dict[str, Any]]:
                 f'{label}: "messages" must be a list, got {kind_of(messages)}. {EXPECTED}'
             )
         return _message_list(messages, label, "messages")
-    if "role" in value:  # JSON Lines with a single message
-        return [value]
     keys = ", ".join(json.dumps(key) for key in list(value)[:5]) or "none"
     raise TranscriptError(
         f'{label}: the top-level object has no "messages" key (keys: {keys}). {EXPECTED}'
@@ -210,16 +238,28 @@ def write_transcript(
     refused with a `TranscriptError` before anything is written: see `check_output_path`.
     ``"-"`` writes to stdout. Keys are written as given: call `to_wire` first for API output.
     """
+    write_payload(list(messages), dest, indent=indent)
+
+
+def write_payload(
+    payload: list[Any] | Mapping[str, Any],
+    dest: str | os.PathLike[str] | IO[str],
+    *,
+    indent: int | None = 2,
+) -> None:
+    """Write a transcript in any message format (a list, or a request object such as
+    ``{"system": ..., "messages": [...]}``) exactly as `write_transcript` writes a list:
+    atomically, only over a regular file, ``"-"`` for stdout."""
     if isinstance(dest, (str, os.PathLike)):
         path = os.fspath(dest)
         label = "<stdout>" if path == "-" else path
     else:
         path, label = None, _stream_label(dest, "<stream>")
     if path is not None and path != "-":
-        target = _output_target(path, label)
-        _replace_file(target, _serialise(messages, label, indent).encode("utf-8"), label)
+        target = output_target(path, label)
+        replace_file(target, _serialise(payload, label, indent).encode("utf-8"), label)
         return
-    text = _serialise(messages, label, indent)
+    text = _serialise(payload, label, indent)
     stream = sys.stdout if path == "-" else dest
     try:
         stream.write(text)  # type: ignore[union-attr]
@@ -228,135 +268,38 @@ def write_transcript(
         raise TranscriptError(f"{label}: cannot write ({exc.strerror or exc})") from exc
 
 
-def _serialise(messages: Sequence[Mapping[str, Any]], label: str, indent: int | None) -> str:
-    items = list(messages)
+def _serialise(payload: list[Any] | Mapping[str, Any], label: str, indent: int | None) -> str:
+    value = payload if isinstance(payload, list) else dict(payload)
     try:
-        text = json.dumps(items, ensure_ascii=False, indent=indent, allow_nan=False)
+        text = json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)
     except (TypeError, ValueError, RecursionError) as exc:
         raise TranscriptError(
-            f"{label}: cannot write: message {_first_unserialisable(items)} is not "
+            f"{label}: cannot write: {_first_unserialisable(value)} is not "
             f"JSON-serialisable ({exc}); nothing was written"
         ) from exc
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # lone surrogates: only \u escapes keep them valid JSON
-        text = json.dumps(items, ensure_ascii=True, indent=indent, allow_nan=False)
+        text = json.dumps(value, ensure_ascii=True, indent=indent, allow_nan=False)
     return text + "\n"
 
 
-def _first_unserialisable(items: list[Any]) -> int:
-    for index, item in enumerate(items):
-        try:
-            json.dumps(item, allow_nan=False)
-        except (TypeError, ValueError, RecursionError):
-            return index
-    return -1
+def _first_unserialisable(value: list[Any] | dict[str, Any]) -> str:
+    """Where the first value JSON cannot hold sits: ``message 3``, or ``"messages" item 3``
+    of a request object."""
+    if isinstance(value, dict):
+        for key, part in value.items():
+            if not _serialisable(part):
+                inner = _first_unserialisable(part) if isinstance(part, list) else ""
+                return f"{json.dumps(key)} {inner.replace('message', 'item')}".strip()
+        return "a value"
+    index = next((i for i, item in enumerate(value) if not _serialisable(item)), -1)
+    return f"message {index}"
 
 
-_NODE_KINDS: Final = (
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISFIFO, "a FIFO (named pipe)"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISDIR, "a directory"),
-)
-
-
-def _node_kind(mode: int) -> str:
-    for test, kind in _NODE_KINDS:
-        if test(mode):
-            return kind
-    return "not a regular file"  # pragma: no cover - doors, event ports and the like
-
-
-def check_output_path(path: str | os.PathLike[str]) -> None:
-    """Raise `TranscriptError` unless ``write_transcript`` may replace ``path``.
-
-    Replacing means a new file renamed over the old name, which would turn ``/dev/null``
-    (for root) or a FIFO into a regular file. So only a missing path, a regular file or a
-    symbolic link to a regular file passes; a device, FIFO, socket or directory, a link to
-    one, a dangling link or a link loop is refused, and nothing is changed. ``"-"`` (stdout)
-    passes."""
-    name = os.fspath(path)
-    if name != "-":
-        _output_target(name, name)
-
-
-def _output_target(path: str, label: str) -> str:
-    """The file to replace for ``path``: itself, or the final target of a symbolic link."""
-
-    def refused(what: str) -> TranscriptError:
-        return TranscriptError(
-            f"{label}: cannot write: it is {what}, not a regular file; nothing was written "
-            "(give a file path, or - for stdout)"
-        )
-
+def _serialisable(value: Any) -> bool:
     try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return path  # a new file (a missing directory is reported when writing)
-    except OSError as exc:
-        raise TranscriptError(f"{label}: cannot write ({exc.strerror or exc})") from exc
-    if stat.S_ISREG(info.st_mode):
-        return path
-    if not stat.S_ISLNK(info.st_mode):
-        raise refused(_node_kind(info.st_mode))
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        raise refused(f"a symbolic link to a missing file ({_link_text(path)})") from None
-    except OSError as exc:  # a link loop (ELOOP), an unreadable directory on the way
-        raise refused(f"a symbolic link that cannot be followed ({exc.strerror or exc})") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise refused(f"a symbolic link to {_node_kind(info.st_mode)}")
-    return os.path.realpath(path)
-
-
-def _link_text(path: str) -> str:
-    try:
-        return os.readlink(path)
-    except OSError:  # pragma: no cover - replaced between two system calls
-        return "?"
-
-
-def _check_still_replaceable(path: str, label: str) -> None:
-    """Refuse if ``path`` became something other than a regular file since it was checked."""
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return
-    if not stat.S_ISREG(info.st_mode):
-        kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else _node_kind(info.st_mode)
-        raise TranscriptError(
-            f"{label}: cannot write: it became {kind} while writing; nothing was written"
-        )
-
-
-def _replace_file(path: str, data: bytes, label: str) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    temp = os.path.join(
-        directory, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
-    )
-    try:
-        # 0o666 lets the umask decide, like a plain open() would; an existing file keeps its mode.
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-    except OSError as exc:
-        raise TranscriptError(
-            f"{label}: cannot write ({exc.strerror or exc}); check that the directory "
-            "exists and is writable"
-        ) from exc
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        with contextlib.suppress(FileNotFoundError):
-            os.chmod(temp, stat.S_IMODE(os.stat(path).st_mode))
-        _check_still_replaceable(path, label)
-        os.replace(temp, path)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        if isinstance(exc, OSError):
-            raise TranscriptError(f"{label}: cannot write ({exc.strerror or exc})") from exc
-        raise
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return False
+    return True
