@@ -4,7 +4,8 @@ The compressed messages go to ``--out`` (default stdout) as JSON; a one-screen r
 stderr, or to stdout as JSON with ``--json`` (then ``--out FILE`` is required: one stream
 cannot carry both). A result still at or over the threshold is written all the same, but
 its status says ``..._over_limit`` and the command exits 3, so a script cannot take it for a
-transcript that fits.
+transcript that fits. ``--format anthropic|responses`` (or such a file, detected) reads and
+writes the host's own request shape: blocks and items the compaction kept come back as given.
 """
 
 from __future__ import annotations
@@ -23,6 +24,12 @@ from hermes_core.cli.common import (
     CommandError,
     bounded_int,
     open_host,
+)
+from hermes_core.cli.formats_option import (
+    FILE_HELP,
+    add_format_option,
+    converted,
+    read_formatted,
 )
 from hermes_core.cli.progress import Progress
 from hermes_core.cli.text import count
@@ -52,10 +59,13 @@ def register(
         "With --summarizer fallback (or auto and no LLM configured) nothing leaves the machine.",
         epilog=EPILOG,
     )
+    parser.add_argument("file", metavar="FILE", help=FILE_HELP)
+    add_format_option(parser)
     parser.add_argument(
-        "file", metavar="FILE", help='JSON list, {"messages": [...]}, JSON Lines, or -'
+        "--out",
+        metavar="FILE",
+        help="write the messages here, in the input's format (default stdout)",
     )
-    parser.add_argument("--out", metavar="FILE", help="write the messages here (default stdout)")
     parser.add_argument(
         "--context-length",
         type=bounded_int(1, MAX_TOKENS_OPTION),
@@ -85,7 +95,8 @@ def register(
 def run(args: argparse.Namespace) -> int:
     from hermes_core.compression.engine import Compressor
     from hermes_core.compression.hooks import host_hooks, llm_summarize_fn
-    from hermes_core.transcript.files import read_transcript, write_transcript
+    from hermes_core.formats import dump_payload
+    from hermes_core.transcript.files import write_payload
 
     if args.json and (not args.out or args.out == "-"):
         raise CommandError(
@@ -114,7 +125,8 @@ def run(args: argparse.Namespace) -> int:
                     EXIT_USAGE,
                 )
             progress.phase(f"reading {args.file}")
-            messages = read_transcript(args.file)
+            conversion = converted(args.file, read_formatted(args.file, args.format))
+            messages = conversion.messages
             events = _Events(progress, count(len(messages), "message"))
             compressor = Compressor(
                 settings,
@@ -135,12 +147,19 @@ def run(args: argparse.Namespace) -> int:
         if over:
             report["status"] = f"{report['status']}_over_limit"
         provenance = result.stats.get("threshold_provenance") or []
+        report["format"] = conversion.format
+        # OpenAI: the message list, as always; another format: the host's request shape
+        output = (
+            result.messages
+            if conversion.format == "openai"
+            else dump_payload(result.messages, conversion)
+        )
         if args.out:
             progress.phase(f"writing {args.out}")
-            write_transcript(result.messages, args.out)
+            write_payload(output, args.out)
         else:
             progress.done()  # stdout may be the same terminal: the line goes first
-            write_transcript(result.messages, sys.stdout)
+            write_payload(output, sys.stdout)
             sys.stdout.write("\n")
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))

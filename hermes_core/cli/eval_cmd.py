@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError, open_host
+from hermes_core.cli.formats_option import FILE_HELP, add_format_option, converted, read_formatted
 
 MAX_CONTEXT = 10_000_000  # no model has a larger window; past it the figures mean nothing
 MIN_CONTEXT = 1_024  # model.context_length's own minimum
@@ -31,9 +32,8 @@ def register(
         "and numbers, compact the transcript again and again, and report what survives. "
         "With --summarizer fallback (or auto and no LLM configured) nothing leaves the machine.",
     )
-    parser.add_argument(
-        "file", metavar="FILE", help='JSON list, {"messages": [...]}, JSON Lines, or -'
-    )
+    parser.add_argument("file", metavar="FILE", help=FILE_HELP)
+    add_format_option(parser)
     parser.add_argument(
         "--summarizer",
         choices=("auto", "llm", "fallback"),
@@ -101,7 +101,6 @@ def run(args: argparse.Namespace) -> int:
     from hermes_core.evals.measure import EvalError, evaluate
     from hermes_core.evals.plot import retention_png
     from hermes_core.evals.report import to_dict, to_markdown, to_text
-    from hermes_core.transcript.files import read_transcript
 
     _check_args(args)
     host = open_host(args)
@@ -113,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
                 "(and model) in the config",
                 EXIT_USAGE,
             )
-        messages = read_transcript(args.file)
+        messages = converted(args.file, read_formatted(args.file, args.format)).messages
         if not messages:
             raise CommandError(f"{args.file}: the transcript holds no message", EXIT_INPUT)
         context_length = args.context_length or settings.model.context_length

@@ -8,6 +8,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hermes_core.cli.common import EXIT_OK, load, table
+from hermes_core.cli.formats_option import (
+    FILE_HELP,
+    add_format_option,
+    carried,
+    converted,
+    read_formatted,
+)
 from hermes_core.cli.progress import Progress
 from hermes_core.cli.text import count
 
@@ -26,9 +33,8 @@ def register(
         description="Count with tiktoken (offline BPE data) or the calibrated estimate, "
         "as model.tokenizer says; the report names the counter used.",
     )
-    parser.add_argument(
-        "file", metavar="FILE", help='JSON list, {"messages": [...]}, JSON Lines, or -'
-    )
+    parser.add_argument("file", metavar="FILE", help=FILE_HELP)
+    add_format_option(parser)
     parser.add_argument("--model", metavar="NAME", help="model name (default: model.name)")
     parser.add_argument("--json", action="store_true", help="print the breakdown as JSON")
     parser.set_defaults(handler=run)
@@ -36,25 +42,33 @@ def register(
 
 def run(args: argparse.Namespace) -> int:
     from hermes_core.tokens import get_counter, token_breakdown
-    from hermes_core.transcript.files import read_transcript
 
     settings = load(args).settings
     model = args.model or settings.model.name or None
     image_tokens = settings.compression.image_tokens
     with Progress() as progress:
         progress.phase(f"reading {args.file}")
-        messages = read_transcript(args.file)
+        conversion = converted(args.file, read_formatted(args.file, args.format))
+        messages = conversion.messages
+        uncounted = carried(conversion)
         counter = get_counter(model, settings.model.tokenizer)
         cache = _counted(messages, counter, image_tokens, progress)
         breakdown = token_breakdown(messages, counter, image_tokens=image_tokens, cache=cache)
     if args.json:
-        payload = {"file": args.file, "model": model, **breakdown.to_dict()}
+        payload = {
+            "file": args.file,
+            "format": conversion.format,
+            "model": model,
+            **breakdown.to_dict(),
+            "not_counted": uncounted,
+        }
         print(json.dumps(payload, indent=2, ensure_ascii=False))
         return EXIT_OK
+    as_format = "" if conversion.format == "openai" else f", read as {conversion.format}"
     print(
         f"{args.file}: {count(breakdown.messages, 'message')}, "
         f"{count(breakdown.total, 'token')} (counter: {breakdown.counter}, "
-        f"model: {model or 'default'})"
+        f"model: {model or 'default'}{as_format})"
     )
     print()
     role_rows = [
@@ -72,6 +86,9 @@ def run(args: argparse.Namespace) -> int:
         print(table(headers, tool_rows))
     print()
     print(f"images: {breakdown.images:,} ({count(breakdown.image_tokens, 'token')})")
+    if uncounted:
+        kinds = ", ".join(f"{kind} {n:,}" for kind, n in uncounted.items())
+        print(f"not counted (no OpenAI form, carried untouched): {kinds}")
     return EXIT_OK
 
 

@@ -13,9 +13,11 @@ import sys
 from typing import Any
 
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK
+from hermes_core.cli.formats_option import FILE_HELP, add_format_option, read_formatted
 from hermes_core.cli.text import count
 
-_INDEXED = re.compile(r"^message (\d+): (.*)$", re.DOTALL)
+#: a problem line names its message (``message 3: ...``) or Responses item (``input[3]: ...``)
+_INDEXED = re.compile(r"^(?:message (\d+)|input\[(\d+)\]): (.*)$", re.DOTALL)
 
 
 def register(
@@ -27,11 +29,10 @@ def register(
         help="check a transcript for tool-pair, role and content problems",
         description="Exit 1 and list one problem a line (with the message index, 0-based: "
         "the first message is message 0) when the transcript would be rejected by a "
-        "chat-completions provider.",
+        "provider speaking its format (--format; told from the content when unambiguous).",
     )
-    parser.add_argument(
-        "file", metavar="FILE", help='JSON list, {"messages": [...]}, JSON Lines, or -'
-    )
+    parser.add_argument("file", metavar="FILE", help=FILE_HELP)
+    add_format_option(parser)
     parser.add_argument(
         "--json",
         action="store_true",
@@ -42,25 +43,54 @@ def register(
 
 
 def run(args: argparse.Namespace) -> int:
-    from hermes_core.transcript.files import read_transcript
+    from hermes_core.formats import payload_problems
+    from hermes_core.transcript.files import transcript_messages
     from hermes_core.transcript.messages import validate_messages
 
-    messages = read_transcript(args.file)
-    problems = validate_messages(messages)
+    transcript = read_formatted(args.file, args.format)
+    if transcript.format == "openai":
+        messages = transcript_messages(transcript.payload, args.file)
+        problems = validate_messages(messages)
+    else:  # the format's own checks, with indexes into its messages or items
+        messages = _items(transcript.payload)
+        problems = payload_problems(transcript.payload, transcript.format)
+    noun = "item" if transcript.format == "responses" else "message"
     if args.json:
-        print(json.dumps(_document(args.file, len(messages), problems), indent=2))
+        document = _document(args.file, len(messages), problems)
+        print(json.dumps({**document, "format": transcript.format}, indent=2))
         return EXIT_INPUT if problems else EXIT_OK
     for problem in problems:
         print(problem)
     if problems:
         print(
             f"hermes-context: {args.file}: {count(len(problems), 'problem')} in "
-            f"{count(len(messages), 'message')} (message indexes are 0-based)",
+            f"{count(len(messages), noun)} ({_as(transcript.format)}{noun} indexes are 0-based)",
             file=sys.stderr,
         )
         return EXIT_INPUT
-    print(f"{args.file}: {count(len(messages), 'message')}, no problems", file=sys.stderr)
+    print(
+        f"{args.file}: {count(len(messages), noun)}{_read_as(transcript.format)}, no problems",
+        file=sys.stderr,
+    )
     return EXIT_OK
+
+
+def _items(payload: Any) -> list[Any]:
+    """The messages (Anthropic) or input items (Responses) of a payload, to count them."""
+    if isinstance(payload, dict):
+        value = payload.get("input", payload.get("messages"))
+        if isinstance(value, str):
+            return [value]  # a Responses input may be one string
+        return value if isinstance(value, list) else []
+    return payload if isinstance(payload, list) else []
+
+
+def _as(fmt: str) -> str:
+    return "" if fmt == "openai" else f"{fmt} "
+
+
+def _read_as(fmt: str) -> str:
+    return "" if fmt == "openai" else f" (read as {fmt})"
 
 
 def _document(file: str, messages: int, problems: list[str]) -> dict[str, Any]:
@@ -79,4 +109,4 @@ def _problem(line: str) -> dict[str, Any]:
     match = _INDEXED.match(line)
     if match is None:
         return {"index": None, "problem": line}
-    return {"index": int(match.group(1)), "problem": match.group(2)}
+    return {"index": int(match.group(1) or match.group(2)), "problem": match.group(3)}
