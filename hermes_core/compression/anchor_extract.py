@@ -15,15 +15,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from hermes_core.compression.anchor_ledger import (
+from hermes_core.compression.anchor_items import (
     _FIELDS,
     _ITEM_CHARS,
     ANCHOR_HEADER,
-    AnchorLedger,
     _clean,
     _cut_head,
     failure_command,
 )
+from hermes_core.compression.anchor_ledger import AnchorLedger
 from hermes_core.compression.anchor_scan import (
     _TEST_SUMMARY,
     _add_errors,
@@ -34,6 +34,7 @@ from hermes_core.compression.anchor_scan import (
     _words,
     split_summary,
 )
+from hermes_core.compression.key_sentences import decision_sentences, rule_sentences
 from hermes_core.compression.tool_results import loads_shared
 from hermes_core.redact import redact
 from hermes_core.transcript.messages import is_real_user_message, message_text
@@ -278,7 +279,8 @@ def _scan(
     role, text = msg.get("role"), _window(message_text(msg))
     if role != "tool" and text:  # tool output is redacted item by item: most of the bytes
         text = redact(text)
-    if ANCHOR_HEADER in text:
+    summary = ANCHOR_HEADER in text
+    if summary:
         text, carried = split_summary(text)
         for name, items in zip(_FIELDS, carried._lists(), strict=True):
             for item in items:
@@ -286,10 +288,12 @@ def _scan(
     if role == "user":
         if is_real_user_message(msg) and (ask := ask_text(text)):
             acc.add("asks", ask)
+        _key_sentences(acc, msg, text, summary)
         _user_commands(acc, text)
         _add_errors(acc, _error_lines(text))
         _text_anchors(acc, text)
     elif role == "assistant":
+        _key_sentences(acc, msg, text, summary)
         _text_anchors(acc, text)
         calls = msg.get("tool_calls")
         for call in calls[:500] if isinstance(calls, list) else ():
@@ -325,9 +329,25 @@ def _scan_light(
             for item in getattr(carried, name):
                 acc.add(name, item)
         _carry(acc, carried)
+    else:
+        _key_sentences(acc, msg, text, summary=False)
     calls = msg.get("tool_calls") if role == "assistant" else None
     for call in calls[:500] if isinstance(calls, list) else ():
         _call_anchors(acc, call, commands, light=True)
+
+
+def _key_sentences(acc: _Collector, msg: Mapping[str, Any], text: str, summary: bool) -> None:
+    """The user's rules (a real user message's own words) and the assistant's decisions and
+    figures; a summary's prose is passed over (its ledger already carries its own)."""
+    role = msg.get("role")
+    if summary or not text:
+        return
+    if role == "user" and is_real_user_message(msg):
+        for rule in rule_sentences(ask_text(_window(text))):
+            acc.add("rules", rule)  # each item is redacted as it is added
+    elif role == "assistant":
+        for decision in decision_sentences(_window(text)):
+            acc.add("decisions", decision)
 
 
 def _exit_code_shows(text: str) -> bool:
@@ -338,7 +358,7 @@ def _exit_code_shows(text: str) -> bool:
 
 def _carry(acc: _Collector, ledger: AnchorLedger) -> None:
     """Add the written files and failed commands of ``ledger`` (with their paths and
-    commands) to ``acc``."""
+    commands), its rules and decisions to ``acc``."""
     for path in ledger.edited:
         acc.add("paths", path)
         acc.add("edited", path)
@@ -346,3 +366,6 @@ def _carry(acc: _Collector, ledger: AnchorLedger) -> None:
         if command := failure_command(failure):
             acc.add("commands", command)
         acc.add("failures", failure)
+    for name in ("rules", "decisions"):
+        for item in getattr(ledger, name):
+            acc.add(name, item)

@@ -13,7 +13,7 @@ from collections import Counter
 from functools import lru_cache
 from typing import Final
 
-from hermes_core.compression.anchor_ledger import (
+from hermes_core.compression.anchor_items import (
     _FIELDS,
     _GROUP_LINE,
     _GROUPED,
@@ -22,11 +22,11 @@ from hermes_core.compression.anchor_ledger import (
     _MAX_ITEMS,
     _NOTE,
     ANCHOR_HEADER,
-    AnchorLedger,
     _clean,
     _key,
     failure_command,
 )
+from hermes_core.compression.anchor_ledger import AnchorLedger
 
 _PER_RESULT_ERRORS: Final = 4
 

@@ -1,4 +1,5 @@
-"""The anchor ledger: paths, commands, URLs, errors, identifiers and asks, carried verbatim.
+"""The anchor ledger: paths, commands, URLs, errors, identifiers, asks, the user's rules and
+the assistant's decisions, carried verbatim.
 
 Why: LLM summaries drop the concrete handles an agent needs to carry on (measured elsewhere:
 9.8% of file paths and 0.2% of commands survived). The ledger is extracted mechanically from
@@ -6,8 +7,9 @@ the compacted middle, rendered as a fixed section after the prose, parsed back o
 previous summary and merged, so a bad summary cannot lose them. Every item is redacted, one
 line and bounded; every scan is linear (inputs are windowed, regexes have bounded repetition).
 
-What a bounded ledger keeps first: the files the session wrote or edited, its failed commands
-with their error lines, and its newest command; when items no longer fit one per line, paths
+What a bounded ledger keeps first: the user's rules in their own words, the files the session
+wrote or edited, its failed commands with their error lines, and its newest command (then the
+assistant's newest decisions and measured figures); when items no longer fit one per line, paths
 are grouped by directory and commands by program and subcommand (labels say how to read the
 groups back), and only then do the least recently seen go.
 
@@ -28,13 +30,20 @@ from hermes_core.compression.anchor_extract import (
     _call_anchors,
     _carry,
     _exit_code_shows,
+    _key_sentences,
     _result_anchors,
     _scan,
     _scan_light,
     _window,
     ask_text,
 )
-from hermes_core.compression.anchor_ledger import ANCHOR_HEADER, DEFAULT_LEDGER_CHARS, AnchorLedger
+from hermes_core.compression.anchor_ledger import (
+    ANCHOR_HEADER,
+    DEFAULT_LEDGER_CHARS,
+    AnchorLedger,
+    key_chars,
+    ledger_bound,
+)
 from hermes_core.compression.anchor_scan import (
     _Collector,
     _NewestFirst,
@@ -54,6 +63,8 @@ __all__ = [
     "AnchorLedger",
     "extract_anchors",
     "guard_summary",
+    "key_chars",
+    "ledger_bound",
     "parse_anchor_section",
     "split_summary",
 ]
@@ -84,7 +95,8 @@ def extract_anchors(
     (:meth:`AnchorLedger.crowds_out_older`), so a long middle costs what its newest stretch
     costs. The rest is then still searched for what the render always keeps: written files
     and failed commands (tool calls of writing tools, results with a non-zero exit code,
-    ledgers of earlier summaries), and the newest user ask (user messages only). URLs,
+    ledgers of earlier summaries), the user's rules and the assistant's decisions (a marker
+    search over user and assistant text), and the newest user ask (user messages only). URLs,
     errors, identifiers and paths only named in text come from the stretch read in full.
     """
     msgs = [m for m in messages if isinstance(m, Mapping)]
@@ -120,8 +132,10 @@ def _kept_always(
     names: Mapping[str, str],
 ) -> None:
     """Fold in the written files and failed commands of ``blocks`` (the part an early stop did
-    not read), newest first. Only tool calls of writing tools are read, a shell call only when
-    its result holds a non-zero exit code (one regex search finds it), and summaries."""
+    not read), newest first, and the user's rules and the assistant's decisions. Only tool
+    calls of writing tools are read, a shell call only when its result holds a non-zero exit
+    code (one regex search finds it), summaries, and user and assistant text where a marker
+    search finds a rule or a decision."""
     acc, calls = _Collector(), dict[str, Any]()
     for block in reversed(blocks):
         calls.clear()
@@ -141,6 +155,8 @@ def _kept_always(
             text = message_text(msg)
             if ANCHOR_HEADER in text:
                 _carry(acc, split_summary(redact(_window(text)))[1])
+            else:
+                _key_sentences(acc, msg, text, summary=False)
             tool_calls = msg.get("tool_calls")
             for call in tool_calls[:500] if isinstance(tool_calls, list) else ():
                 function = call.get("function") if isinstance(call, Mapping) else None

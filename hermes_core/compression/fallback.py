@@ -7,7 +7,8 @@ bounded and written as history, so it can never carry an instruction the model w
 
 Size: the prose part is at most ``max_chars`` characters; the anchor ledger follows it,
 rendered by :meth:`AnchorLedger.render` with its own bound, so the whole text is at most
-``max_chars + 2 + ledger_chars`` characters (16,002 with the defaults).
+``max_chars + 2 + ledger_bound(ledger_chars)`` characters (17,602 with the defaults: the
+ledger's 8,000 and the 1,600 of its rules and decisions).
 """
 
 from __future__ import annotations

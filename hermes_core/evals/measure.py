@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from hermes_core.compression import policy
-from hermes_core.compression.anchors import ANCHOR_HEADER
+from hermes_core.compression.anchors import ANCHOR_HEADER, ledger_bound
 from hermes_core.compression.engine import Compressor
 from hermes_core.compression.result import CompressionResult
 from hermes_core.errors import HermesError
@@ -174,8 +174,9 @@ def _compaction(
         prose_tokens=count(prose) if prose else 0,
         prose_budget_tokens=policy.summary_budget(compressor.context_length),
         ledger_chars=len(ledger),
-        # the bound the engine renders the ledger with (35% of the threshold, 1,000-8,000)
-        ledger_budget_chars=compressor._ledger_chars(),
+        # the bound the engine renders the ledger with (35% of the threshold, 1,000-8,000),
+        # and the room of the user's rules and the assistant's decisions on top of it
+        ledger_budget_chars=ledger_bound(compressor._ledger_chars()),
     )
 
 

@@ -23,6 +23,7 @@ from hermes_core.compression.anchors import (
     AnchorLedger,
     extract_anchors,
     guard_summary,
+    ledger_bound,
     parse_anchor_section,
     split_summary,
 )
@@ -91,7 +92,7 @@ def test_paths_and_commands_keep_95_percent_when_a_compact_rendering_fits(
     for name in ("paths", "commands"):
         kept, total = row.shares[name]
         assert kept >= 0.95 * total, f"{name}: {kept}/{total} ({label}, {context:,})"
-    assert row.ledger <= row.budget
+    assert row.ledger <= ledger_bound(row.budget)  # rules and decisions have a room on top
 
 
 def test_past_the_budget_written_files_and_failures_go_last() -> None:

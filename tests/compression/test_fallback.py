@@ -19,6 +19,7 @@ from hermes_core.compression.anchors import (
     ANCHOR_HEADER,
     DEFAULT_LEDGER_CHARS,
     AnchorLedger,
+    ledger_bound,
     split_summary,
 )
 from hermes_core.compression.fallback import FALLBACK_MAX_CHARS, fallback_summary
@@ -73,7 +74,7 @@ def test_bound(max_chars: int) -> None:
     summary = fallback_summary(middle("coding-200turns"), max_chars=max_chars)
     prose, ledger = split_summary(summary)
     assert len(prose) <= max_chars
-    assert len(summary) <= max_chars + 2 + DEFAULT_LEDGER_CHARS
+    assert len(summary) <= max_chars + 2 + ledger_bound(DEFAULT_LEDGER_CHARS)
     assert not ledger.is_empty()
 
 

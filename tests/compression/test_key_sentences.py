@@ -1,0 +1,128 @@
+"""The user's rules and the assistant's decisions and figures: found in the speaker's own
+words, carried in the ledger's own room, and kept through repeated compactions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import hermes_core as hc
+from hermes_core.compression.anchors import (
+    DEFAULT_LEDGER_CHARS,
+    AnchorLedger,
+    extract_anchors,
+    key_chars,
+    ledger_bound,
+    parse_anchor_section,
+)
+from hermes_core.compression.key_sentences import decision_sentences, rule_sentences
+
+TRANSCRIPTS = Path(__file__).parents[1] / "data" / "transcripts"
+RULE = "Never edit the generated files under src/gen/, regenerate them with make gen."
+
+
+def test_rules_are_the_users_stated_constraints() -> None:
+    text = (
+        "Please look at the flaky test. Don't push to main without asking. "
+        "Should I never use asyncio here? Always run ruff before a commit.\n"
+        "```sh\n# never do this: rm -rf /\n```\nKeep the public API identical."
+    )
+    assert rule_sentences(text) == [
+        "Don't push to main without asking.",
+        "Always run ruff before a commit.",
+        "Keep the public API identical.",
+    ]  # a question states no rule; a code block is not prose
+    assert rule_sentences("Fix the login bug and run the tests.") == []
+    many = " ".join(f"Rule {n}: you must do step {n}." for n in range(10))
+    assert len(rule_sentences(many)) == 4  # a pasted document is not a list of rules
+
+
+def test_decisions_and_figures_are_what_was_settled() -> None:
+    text = (
+        "I looked at both options. We'll use SQLite instead of a JSON file. "
+        "The import now takes 1,375 ms on the replay. Let me know."
+    )
+    assert decision_sentences(text) == [
+        "We'll use SQLite instead of a JSON file.",
+        "The import now takes 1,375 ms on the replay.",
+    ]
+    assert decision_sentences("Let me read the file first.") == []
+
+
+def session_with_an_early_rule() -> list[dict[str, Any]]:
+    """The 200-turn sample with a rule and a decision early in its middle (past the
+    protected head), so only the ledger can carry them through compactions: the prose keeps
+    the newest episodes."""
+    messages = json.loads((TRANSCRIPTS / "coding-200turns.json").read_text())
+    at = next(i for i, m in enumerate(messages) if i > 10 and m["role"] == "user")
+    messages[at:at] = [
+        {"role": "user", "content": f"One thing first. {RULE}"},
+        {"role": "assistant", "content": "Decision: we'll use a file lock instead of a mutex."},
+    ]
+    return messages
+
+
+def test_an_early_rule_and_decision_survive_five_compactions() -> None:
+    messages = session_with_an_early_rule()
+    compressor = hc.Compressor(context_length=32_000, summarizer="fallback")
+    for round_ in range(5):
+        result = compressor.compress(messages, force=True)
+        assert result.status == "compressed"
+        summary = result.summary or ""
+        assert RULE in summary, round_  # verbatim, in the user's words
+        assert "Decision: we'll use a file lock instead of a mutex." in summary, round_
+        filler = [
+            m
+            for n in range(20)
+            for m in (
+                {"role": "user", "content": f"Next step {round_}.{n}: tidy module {n}."},
+                {
+                    "role": "assistant",
+                    "content": f"Tidied module {n}. " + "Renamed a helper. " * 80,
+                },
+            )
+        ]
+        messages = [*result.messages, *filler]  # new turns after each compaction
+
+
+def test_rules_have_a_room_of_their_own() -> None:
+    paths = [f"src/pkg{n // 20}/module_{n}.py" for n in range(400)]
+    plain = AnchorLedger(paths=paths)
+    with_rules = AnchorLedger(paths=paths, rules=[RULE] * 1 + [f"Never touch {p}." for p in paths])
+    rendered, bounded = plain.render(), with_rules.render()
+    # the rules take nothing from the paths: the paths part is the same
+    assert rendered.split("\n", 1)[1] in bounded
+    assert len(bounded) <= ledger_bound(DEFAULT_LEDGER_CHARS)
+    assert len(bounded) - len(rendered) <= key_chars(DEFAULT_LEDGER_CHARS)
+    kept = parse_anchor_section(bounded)
+    assert kept.rules and kept.rules[-1] == "Never touch src/pkg19/module_399.py."  # newest
+
+
+def test_rules_and_decisions_round_trip_through_a_summary() -> None:
+    ledger = AnchorLedger(rules=[RULE], decisions=["We chose Postgres over MySQL."])
+    assert parse_anchor_section(ledger.render()) == ledger
+
+
+def test_only_the_users_own_words_are_rules() -> None:
+    middle = [
+        {"role": "user", "content": "Run the tests."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "terminal", "arguments": '{"command": "pytest"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "Never trust the cache. 3 failed"},
+        {"role": "assistant", "content": "You must always use the staging key."},
+        {"role": "user", "content": "Never use the key sk-live-abcdefghijklmnop1234 in tests."},
+    ]
+    ledger = extract_anchors(middle)
+    assert len(ledger.rules) == 1 and "sk-live-abcdefghijklmnop1234" not in ledger.rules[0]
+    assert ledger.rules[0].startswith("Never use the key ")
+    assert not any("cache" in d or "staging" in d for d in ledger.rules)
