@@ -28,6 +28,7 @@ REPORT_KEYS = {
     "duration_ms",
     "passes",
     "token_counter",
+    "format",  # the transcript's message format (openai, anthropic, responses)
 }
 
 

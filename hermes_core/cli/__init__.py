@@ -26,15 +26,9 @@ from hermes_core.cli import (
     tokens_cmd,
     validate_cmd,
 )
-from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError
+from hermes_core.cli.common import CONFIG_ERRORS, EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError
 from hermes_core.cli.text import without_error_prefix
-from hermes_core.errors import (
-    ConfigError,
-    HermesError,
-    InvalidMessages,
-    PluginLoadError,
-    TokenizerError,
-)
+from hermes_core.errors import HermesError, InvalidMessages
 
 COMMANDS = (
     compress_cmd,
@@ -102,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(args, exc, exc.exit_code)
     except InvalidMessages as exc:
         return _fail(args, exc, EXIT_INPUT)
-    except (ConfigError, PluginLoadError, TokenizerError) as exc:
+    except CONFIG_ERRORS as exc:
         return _fail(args, exc, EXIT_USAGE)
     except HermesError as exc:
         return _fail(args, exc, EXIT_INPUT)

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import logging
+import os
 from collections.abc import Callable, Sequence
 
 from hermes_core.config.loader import LoadedConfig, load_config
 from hermes_core.config.settings import ModelSettings
+from hermes_core.errors import ConfigError, HermesError, PluginLoadError, TokenizerError
 from hermes_core.host.hermes import Hermes
 
 EXIT_OK = 0
@@ -25,6 +28,27 @@ class CommandError(Exception):
     def __init__(self, message: str, exit_code: int = EXIT_INPUT) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+
+#: errors that mean the configuration (or the installation) is wrong, not the input: exit 2
+CONFIG_ERRORS: tuple[type[HermesError], ...] = (ConfigError, PluginLoadError, TokenizerError)
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def config_errors_exit_2(handler: Handler) -> Handler:
+    """A handler whose configuration errors keep exit 2 even when a wrapper around it turns
+    every other :class:`HermesError` into a :class:`CommandError` with exit 1 (the memory
+    and skills commands escape their errors that way)."""
+
+    @functools.wraps(handler)
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except CONFIG_ERRORS as exc:
+            raise CommandError(str(exc), EXIT_USAGE) from exc
+
+    return run
 
 
 def _context_length_maximum() -> int:
@@ -60,6 +84,17 @@ def bounded_int(low: int, high: int) -> Callable[[str], int]:
 
 def _cut(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def same_file(first: str, second: str) -> bool:
+    """Whether two names reach one file: the same path once links are resolved (a target that
+    does not exist yet too), or one file under two names (a hard link, ``/dev/stdout``)."""
+    if os.path.realpath(first) == os.path.realpath(second):
+        return True
+    try:
+        return os.path.samefile(first, second)
+    except (OSError, ValueError):  # one of them does not exist (yet): not the same file
+        return False
 
 
 def load(args: argparse.Namespace) -> LoadedConfig:

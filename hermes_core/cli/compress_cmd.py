@@ -11,7 +11,9 @@ writes the host's own request shape: blocks and items the compaction kept come b
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
 import sys
 from typing import Any
 
@@ -87,7 +89,9 @@ def register(
     )
     parser.add_argument("--force", action="store_true", help="compress even under the threshold")
     parser.add_argument(
-        "--json", action="store_true", help="print the report as JSON to stdout (needs --out FILE)"
+        "--json",
+        action="store_true",
+        help="print the report as JSON to stdout (needs --out FILE, a file that is not stdout)",
     )
     parser.set_defaults(handler=run)
 
@@ -105,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
             EXIT_USAGE,
         )
     if args.out:
-        _check_out(args.out)
+        _check_out(args.out, report_on_stdout=args.json)
     host = open_host(args)
     with Progress() as progress:
         try:
@@ -180,9 +184,12 @@ def over_limit(report: dict[str, Any]) -> bool:
     return bool(report["tokens_after"] >= threshold)
 
 
-def _check_out(path: str) -> None:
+def _check_out(path: str, *, report_on_stdout: bool) -> None:
     """Refuse an --out that must not be replaced (a device, FIFO, socket, directory, or a link
-    to one) before any work, so nothing is read, compressed or written."""
+    to one) before any work, so nothing is read, compressed or written. Under ``--json`` an
+    --out that is stdout under another name (``/dev/stdout``, the file stdout is redirected
+    to) is refused too: replacing that file would lose the report printed to it. Without
+    ``--json`` nothing else goes to stdout, so writing the messages there is fine."""
     from hermes_core.errors import TranscriptError
     from hermes_core.transcript.files import check_output_path
 
@@ -190,6 +197,21 @@ def _check_out(path: str) -> None:
         check_output_path(path)
     except TranscriptError as exc:
         raise CommandError(f"--out {exc}", EXIT_USAGE) from None
+    if report_on_stdout and _is_stdout(path):
+        raise CommandError(
+            f"--out {path} is standard output, where --json prints the report: give --out "
+            "another file for the messages",
+            EXIT_USAGE,
+        )
+
+
+def _is_stdout(path: str) -> bool:
+    """Whether ``path`` names the file stdout writes to (same device and inode)."""
+    try:
+        out, std = os.stat(path), os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return False  # a path not there yet, or stdout that is no file (a test's capture)
+    return (out.st_dev, out.st_ino) == (std.st_dev, std.st_ino)
 
 
 #: what each pruning pass counts, in words (the JSON report keeps the short keys)

@@ -13,8 +13,16 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
-from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError, open_host
+from hermes_core.cli.common import (
+    EXIT_INPUT,
+    EXIT_OK,
+    EXIT_USAGE,
+    CommandError,
+    open_host,
+    same_file,
+)
 from hermes_core.cli.formats_option import FILE_HELP, add_format_option, converted, read_formatted
 
 MAX_CONTEXT = 10_000_000  # no model has a larger window; past it the figures mean nothing
@@ -81,6 +89,40 @@ def _check_args(args: argparse.Namespace) -> None:
             raise CommandError(f"{flag} {path}: no such directory {target.parent}", EXIT_USAGE)
         if not path.lower().endswith(suffix):
             raise CommandError(f"{flag} {path}: the name must end with {suffix}", EXIT_USAGE)
+        if args.file != "-" and same_file(path, args.file):
+            raise CommandError(
+                f"{flag} {path} is the input transcript {args.file}: eval never changes its "
+                "input; give another file name",
+                EXIT_USAGE,
+            )
+    if args.report and args.plot and same_file(args.report, args.plot):
+        raise CommandError(
+            f"--report {args.report} and --plot {args.plot} are the same file: give two names",
+            EXIT_USAGE,
+        )
+
+
+class _Aborts:
+    """The compactions the summariser's failure aborted. Why: eval then has nothing to
+    measure, and its usual hint (a smaller window) is wrong; the cure is the LLM's settings,
+    or the offline fallback."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+
+    def __call__(self, event: Any) -> None:
+        if event.kind == "compression_failed" and event.data.get("layer") == "abort":
+            self.reason = str(event.data.get("reason") or "the summary failed")
+
+    def error(self) -> CommandError | None:
+        if self.reason is None:
+            return None
+        return CommandError(
+            f"nothing to measure, the summariser LLM failed: {self.reason.rstrip('.')}. Check "
+            "auxiliary.compression.base_url, model and api_key_env in the config, or use "
+            "--summarizer fallback (offline)",
+            EXIT_INPUT,
+        )
 
 
 def _write(path: str, data: bytes) -> None:
@@ -116,11 +158,13 @@ def run(args: argparse.Namespace) -> int:
         if not messages:
             raise CommandError(f"{args.file}: the transcript holds no message", EXIT_INPUT)
         context_length = args.context_length or settings.model.context_length
+        aborts = _Aborts()
         compressor = Compressor(
             settings,
             context_length=context_length,
             max_tokens=0,
             hooks=host_hooks(host.plugins, mode=args.summarizer),
+            on_event=aborts,
             unreachable_falls_back=args.summarizer == "auto",
         )
         tty = sys.stderr.isatty()
@@ -134,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
                 messages, compressor, rounds=args.rounds, plant=args.plant, on_round=note
             )
         except EvalError as exc:
-            raise CommandError(str(exc), EXIT_INPUT) from None
+            raise aborts.error() or CommandError(str(exc), EXIT_INPUT) from None
         finally:
             if tty:
                 print("\r\033[K", end="", file=sys.stderr)

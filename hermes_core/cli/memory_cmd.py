@@ -24,10 +24,9 @@ from typing import Any
 
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError, open_host, table
 from hermes_core.cli.escaped import err as _err
-from hermes_core.cli.escaped import escaped_errors as _escaped_errors
 from hermes_core.cli.escaped import say as _say
 from hermes_core.cli.escaped import short as _short
-from hermes_core.cli.staged import command, print_json, review_staged, runnable
+from hermes_core.cli.staged import command, escaped_handler, print_json, review_staged, runnable
 from hermes_core.memory.approval import MemoryWriter, WriteRequest
 from hermes_core.memory.entries import TARGET_FILES
 from hermes_core.memory.store import MemoryStore
@@ -53,25 +52,25 @@ def register(
     )
     show.add_argument("--target", choices=TARGETS, help="one block only (default: both)")
     show.add_argument("--raw", action="store_true", help="the files as stored, unscanned")
-    show.set_defaults(handler=_escaped_errors(run_show))
+    show.set_defaults(handler=escaped_handler(run_show))
 
     add = actions.add_parser("add", parents=[common, who, one, js], help="add an entry")
     add.add_argument("content", metavar="TEXT", help="the entry ('-' reads standard input)")
-    add.set_defaults(handler=_escaped_errors(run_write), write="add")
+    add.set_defaults(handler=escaped_handler(run_write), write="add")
     replace = actions.add_parser("replace", parents=[common, who, one, js], help="replace an entry")
     replace.add_argument("old_text", metavar="OLD", help="the entry, or a unique part of it")
     replace.add_argument("content", metavar="NEW", help="the new entry ('-' reads stdin)")
-    replace.set_defaults(handler=_escaped_errors(run_write), write="replace")
+    replace.set_defaults(handler=escaped_handler(run_write), write="replace")
     remove = actions.add_parser("remove", parents=[common, who, one, js], help="remove an entry")
     remove.add_argument("old_text", metavar="OLD", help="the entry, or a unique part of it")
-    remove.set_defaults(handler=_escaped_errors(run_write), write="remove")
+    remove.set_defaults(handler=escaped_handler(run_write), write="remove")
 
     pending = actions.add_parser("pending", parents=[common, js], help="list staged writes")
-    pending.set_defaults(handler=_escaped_errors(run_pending))
+    pending.set_defaults(handler=escaped_handler(run_pending))
     for name, verb in (("approve", "apply"), ("reject", "drop")):
         review = actions.add_parser(name, parents=[common, js], help=f"{verb} staged writes")
         review.add_argument("pending_id", metavar="ID|all", help="a pending id, or all")
-        review.set_defaults(handler=_escaped_errors(run_review), review=name)
+        review.set_defaults(handler=escaped_handler(run_review), review=name)
 
     reset = actions.add_parser(
         "reset",
@@ -80,7 +79,7 @@ def register(
     )
     reset.add_argument("--target", choices=("all", *TARGETS), default="all")
     reset.add_argument("--yes", action="store_true", help="do not ask for confirmation")
-    reset.set_defaults(handler=_escaped_errors(run_reset))
+    reset.set_defaults(handler=escaped_handler(run_reset))
 
 
 @contextlib.contextmanager

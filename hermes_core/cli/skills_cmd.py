@@ -22,10 +22,9 @@ from typing import Any
 
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, CommandError, open_host, table
 from hermes_core.cli.escaped import err as _err
-from hermes_core.cli.escaped import escaped_errors as _escaped_errors
 from hermes_core.cli.escaped import say as _say
 from hermes_core.cli.escaped import short as _short
-from hermes_core.cli.staged import review_staged
+from hermes_core.cli.staged import escaped_handler, review_staged
 from hermes_core.skills.frontmatter import ParsedSkill
 from hermes_core.skills.layout import escape_invisible
 from hermes_core.skills.library import SkillLibrary
@@ -45,18 +44,18 @@ def register(
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     listing = actions.add_parser("list", parents=[common], help="every skill, by path")
     listing.add_argument("--json", action="store_true", help="print JSON")
-    listing.set_defaults(handler=_escaped_errors(run_list))
+    listing.set_defaults(handler=escaped_handler(run_list))
     show = actions.add_parser("show", parents=[common], help="print one skill's SKILL.md")
     show.add_argument("name", metavar="NAME", help="the skill's name (or category/name)")
     show.add_argument("--json", action="store_true", help="print JSON")
-    show.set_defaults(handler=_escaped_errors(run_show))
+    show.set_defaults(handler=escaped_handler(run_show))
     pending = actions.add_parser("pending", parents=[common], help="list staged skill writes")
     pending.add_argument("--json", action="store_true", help="print JSON")
-    pending.set_defaults(handler=_escaped_errors(run_pending))
+    pending.set_defaults(handler=escaped_handler(run_pending))
     for name, verb in (("approve", "apply"), ("reject", "drop")):
         review = actions.add_parser(name, parents=[common], help=f"{verb} staged skill writes")
         review.add_argument("pending_id", metavar="ID|all", help="a pending id, or all")
-        review.set_defaults(handler=_escaped_errors(run_review), review=name)
+        review.set_defaults(handler=escaped_handler(run_review), review=name)
 
 
 @contextlib.contextmanager

@@ -18,10 +18,10 @@ import re
 import shlex
 from typing import Any, Protocol
 
-from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, CommandError
-from hermes_core.cli.escaped import err, say
+from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, CommandError, config_errors_exit_2
+from hermes_core.cli.escaped import Handler, err, escaped_errors, say
 
-__all__ = ["Reviewable", "command", "print_json", "review_staged", "runnable"]
+__all__ = ["Reviewable", "command", "escaped_handler", "print_json", "review_staged", "runnable"]
 
 _COMMAND = re.compile(r"`(?:hermes-context )?((?:memory|skills) [a-z]+(?: [^`]*)?)`")
 
@@ -43,6 +43,12 @@ class Reviewable(Protocol):
     def approve(self, pending_id: str) -> dict[str, Any]: ...
 
     def reject(self, pending_id: str) -> dict[str, Any]: ...
+
+
+def escaped_handler(handler: Handler) -> Handler:
+    """A memory or skills handler: its errors reach the terminal escaped, and a configuration
+    error exits 2 as in every other command (the escaping alone would make it 1)."""
+    return escaped_errors(config_errors_exit_2(handler))
 
 
 def command(args: argparse.Namespace, *words: str) -> str:

@@ -9,8 +9,9 @@ Values (a negative window, an unknown summariser name) are still judged where th
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from hermes_core.errors import InvalidArgument, InvalidMessages
 
@@ -20,7 +21,10 @@ __all__ = [
     "check_messages",
     "check_usage",
     "check_whole",
+    "checked_methods",
 ]
+
+_C = TypeVar("_C", bound=type)
 
 _MESSAGES = "a list of message dicts (OpenAI chat format)"
 
@@ -87,3 +91,82 @@ def check_flag(name: str, value: Any) -> None:
     """``value`` must be True or False (``force="no"`` would be true)."""
     if not isinstance(value, bool):
         raise InvalidArgument.of(name, "True or False", value)
+
+
+def checked_methods(cls: _C) -> _C:
+    """The :class:`~hermes_core.compression.engine.Compressor` with the rest of its public
+    surface checked at the boundary too: ``set_model(5)``, ``set_model("m",
+    context_length="5")``, ``note_overflow(None)``, ``should_compress("5")``, ``count(None)``
+    and ``Compressor(clock=5)`` raise :class:`InvalidArgument` saying what was expected,
+    instead of an ``AttributeError`` or ``TypeError`` from deep inside, later. (A decorator,
+    not overrides: the methods are the trigger's, and the engine stays a list of phases.)"""
+    for name, wrap in (
+        ("__init__", _init),
+        ("set_model", _set_model),
+        ("note_overflow", _note_overflow),
+        ("should_compress", _should_compress),
+        ("count", _count),
+    ):
+        method = getattr(cls, name)
+        setattr(cls, name, functools.wraps(method)(wrap(method)))
+    return cls
+
+
+def _init(method: Callable[..., None]) -> Callable[..., None]:
+    """The keyword-only parts ``check_compressor_arguments`` leaves: what is called later."""
+
+    def __init__(self: object, *args: Any, **kwargs: Any) -> None:
+        from hermes_core.compression.hooks import CompressionHooks
+
+        for name in ("clock", "wall_clock"):
+            if name in kwargs and not callable(kwargs[name]):
+                raise InvalidArgument.of(name, "a function returning seconds", kwargs[name])
+        on_event = kwargs.get("on_event")
+        if on_event is not None and not callable(on_event):
+            raise InvalidArgument.of("on_event", "a function taking an event, or None", on_event)
+        hooks = kwargs.get("hooks")
+        if hooks is not None and not isinstance(hooks, CompressionHooks):
+            raise InvalidArgument.of("hooks", "a CompressionHooks or None", hooks)
+        method(self, *args, **kwargs)
+
+    return __init__
+
+
+def _set_model(method: Callable[..., None]) -> Callable[..., None]:
+    def set_model(
+        self: object, name: str, *, context_length: int | None = None, max_tokens: int | None = None
+    ) -> None:
+        if not isinstance(name, str):
+            expected = "a model name (a str; '' keeps the configured one)"
+            raise InvalidArgument.of("name", expected, name)
+        check_whole("context_length", context_length, optional=True)
+        check_whole("max_tokens", max_tokens, optional=True)
+        method(self, name, context_length=context_length, max_tokens=max_tokens)
+
+    return set_model
+
+
+def _note_overflow(method: Callable[..., int | None]) -> Callable[..., int | None]:
+    def note_overflow(self: object, message: str) -> int | None:
+        if not isinstance(message, str):
+            expected = "the provider's error text (a str, e.g. str(exc))"
+            raise InvalidArgument.of("message", expected, message)
+        return method(self, message)
+
+    return note_overflow
+
+
+def _should_compress(method: Callable[..., Any]) -> Callable[..., Any]:
+    def should_compress(self: object, prompt_tokens: int | None = None) -> Any:
+        check_whole("prompt_tokens", prompt_tokens, optional=True)
+        return method(self, prompt_tokens)
+
+    return should_compress
+
+
+def _count(method: Callable[..., int]) -> Callable[..., int]:
+    def count(self: object, messages: Sequence[Mapping[str, Any]]) -> int:
+        check_messages(messages)
+        return method(self, messages)
+
+    return count

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from hermes_core.compression import policy
+from hermes_core.compression import arguments, policy
 from hermes_core.compression import state as persisted
 from hermes_core.compression.arguments import check_compressor_arguments, check_flag, check_messages
 from hermes_core.compression.assemble import SYSTEM_ROLES, assemble, is_summary_message
@@ -45,6 +45,7 @@ log = logging.getLogger("hermes_context.compression")
 Message = dict[str, Any]
 
 
+@arguments.checked_methods  # set_model, note_overflow, should_compress, count, clock...: checked
 class Compressor(PruneStop):
     """Keeps one conversation under its token budget; holds the anti-thrash state.
 

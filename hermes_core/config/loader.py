@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from hermes_core.config.settings import Settings
+from hermes_core.config.settings import MemoryBackend, SessionBackend, Settings
 from hermes_core.config.values import (
     SECRET_KEY,
     InvalidValue,
@@ -271,19 +271,42 @@ def plugin_names(loaded: LoadedConfig) -> list[tuple[str, str]]:
     return used
 
 
+#: the entry-point group plugins are installed under (``plugins.loading.ENTRY_POINT_GROUP``,
+#: a floor up: this one may not import it)
+PLUGIN_GROUP = "hermes_context.plugins"
+
+
+def memory_providers(known: Collection[str]) -> list[str]:
+    """Of ``known``, the names ``memory.provider`` can take: an installed plugin (an entry
+    point; the built-ins are no providers) that is not a storage backend (``postgres``).
+    Judged without importing them: importing a provider imports its SDK."""
+    from importlib import metadata
+
+    backends = {*typing.get_args(MemoryBackend), *typing.get_args(SessionBackend)}
+    installed = {entry.name for entry in metadata.entry_points(group=PLUGIN_GROUP)}
+    return sorted(name for name in set(known) & installed if name not in backends)
+
+
 def check_plugin_names(loaded: LoadedConfig, known: Collection[str]) -> None:
     """Refuse a plugin name that no plugin answers to (``known``: the built-ins, installed
     entry points and registered plugins), naming the key, where it was set and the close
     match or the known names. Why here, not per plugin: a misspelled name is a setting the
     operator believes in and does not have, like an unknown key."""
-    choices = sorted(set(known))
+    every = sorted(set(known))
     problems = []
     for key, name in plugin_names(loaded):
         if name in known:
             continue
         source = loaded.source_of(key)
+        # memory.provider loads an installed plugin as the provider: other names cannot do
+        choices = memory_providers(every) if key == "memory.provider" else every
         close = difflib.get_close_matches(name, choices, n=1)
-        hint = f"did you mean '{close[0]}'?" if close else f"known: {', '.join(choices)}"
+        if close:
+            hint = f"did you mean '{close[0]}'?"
+        elif key == "memory.provider":
+            hint = f"memory providers installed: {', '.join(choices) or 'none'}"
+        else:
+            hint = f"known: {', '.join(choices)}"
         problems.append(
             f"{source.detail or source.kind}: {key}: no plugin is named '{name}' ({hint}); "
             "fix the name, or install the package that provides it"

@@ -29,7 +29,7 @@ def config_file(tmp_path: Path, text: str) -> Path:
 @pytest.mark.parametrize(
     ("text", "key", "line", "hint"),
     [
-        ("memory:\n  provider: nosuch\n", "memory.provider", 2, "known: "),
+        ("memory:\n  provider: nosuch\n", "memory.provider", 2, "memory providers installed: "),
         ("memory:\n  provider: mem00\n", "memory.provider", 2, "did you mean 'mem0'?"),
         ("plugin_config:\n  typo: {a: 1}\n", "plugin_config.typo", 2, "known: "),
         ("plugin_config:\n  mem0: {}\n  honcoh: {}\n", "plugin_config.honcoh", 3, "'honcho'"),
@@ -48,6 +48,9 @@ def test_an_unknown_plugin_name_fails_from_config_naming_key_file_and_match(
     assert hint in message
     if hint == "known: ":
         assert "file_memory" in message and "mem0" in message  # built-ins and entry points
+    if hint == "memory providers installed: ":  # only what memory.provider can name
+        assert "mem0" in message and "honcho" in message
+        assert "file_memory" not in message and "compressor" not in message
 
 
 def test_config_check_refuses_an_unknown_plugin_config_section(
