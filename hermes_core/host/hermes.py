@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -24,8 +24,6 @@ from hermes_core.redact import redact
 from hermes_core.sessions.store import SessionStore
 
 if TYPE_CHECKING:
-    from collections.abc import Collection
-
     from hermes_core.host.events import EventListener
     from hermes_core.host.session import Session
     from hermes_core.memory.documents import MemoryDocuments
@@ -104,6 +102,7 @@ class Hermes:
         """
         from hermes_core.host.session import Session
 
+        _check_session_options(skip_memory, workspace, on_event, toolsets, message_format)
         if self._closed:
             raise SessionError("this Hermes is closed; create a new one")
         if any(s.requested_id == session_id for s in self._sessions.values()):
@@ -205,3 +204,31 @@ class Hermes:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def _check_session_options(
+    skip_memory: object,
+    workspace: object,
+    on_event: object,
+    toolsets: object,
+    message_format: object,
+) -> None:
+    """``session()``'s options of the wrong type are refused at the call, saying what was
+    expected, instead of failing later somewhere inside (``workspace=5``, ``toolsets="memory"``
+    that would read as six one-letter names)."""
+    if not isinstance(skip_memory, bool):
+        raise InvalidArgument.of("skip_memory", "True or False", skip_memory)
+    if workspace is not None and not isinstance(workspace, (str, os.PathLike)):
+        raise InvalidArgument.of("workspace", "a folder path (str or Path) or None", workspace)
+    if on_event is not None and not callable(on_event):
+        raise InvalidArgument.of("on_event", "a function taking a SessionEvent, or None", on_event)
+    if toolsets is not None and (
+        isinstance(toolsets, (str, bytes))
+        or not isinstance(toolsets, Collection)
+        or not all(isinstance(name, str) for name in toolsets)
+    ):
+        expected = 'a collection of toolset names such as {"memory", "session_search"}, or None'
+        raise InvalidArgument.of("toolsets", expected, toolsets)
+    if not isinstance(message_format, str):
+        expected = "one of 'openai', 'anthropic', 'responses'"
+        raise InvalidArgument.of("message_format", expected, message_format)
