@@ -7,7 +7,8 @@ blocks as content, tool_use blocks as tool_calls). Blocks with no OpenAI form ri
 the source of the message made from their Anthropic message (see :mod:`.model`).
 
 Back: messages the compaction kept give back the host's own message objects; changed ones
-are rebuilt on their original (:mod:`.align`); new ones (a summary) are converted fresh.
+are rebuilt on their original (:mod:`.align`); new ones (a summary) are converted fresh, and
+a payload never starts with a fresh assistant text (see :func:`_said_only`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,12 @@ from typing import Any
 
 from hermes_core.errors import InvalidMessages
 from hermes_core.formats.align import Unit, align, ordered
-from hermes_core.formats.anthropic_checks import anthropic_problems, split_anthropic
+from hermes_core.formats.anthropic_checks import (
+    FIRST_NOT_USER,
+    NO_MESSAGES,
+    anthropic_problems,
+    split_anthropic,
+)
 from hermes_core.formats.anthropic_parts import (
     block_of_part,
     part_of_block,
@@ -43,7 +49,13 @@ _SYSTEM_ROLES = ("system", "developer")
 def anthropic_to_openai(payload: Any, *, allow_pending: bool = True) -> Converted:
     """The OpenAI messages of an Anthropic payload; ``InvalidMessages`` (nothing converted)
     naming every problem when Anthropic would reject it."""
-    problems = anthropic_problems(payload, allow_pending=allow_pending)
+    # what converts all the same: an empty list (a session before its first message), and an
+    # assistant message first (Anthropic's own API has taken it; Bedrock and Vertex AI refuse
+    # it): validate reports both, a compaction's output starts with the user when it can
+    lenient = (NO_MESSAGES, FIRST_NOT_USER)
+    problems = [
+        p for p in anthropic_problems(payload, allow_pending=allow_pending) if p not in lenient
+    ]
     if problems:
         raise refuse("not a valid Anthropic Messages payload", problems)
     messages, system, envelope, _ = split_anthropic(payload)
@@ -132,9 +144,11 @@ def anthropic_from_openai(messages: Sequence[Message], converted: Converted) -> 
             )
             raise InvalidMessages(problem, [problem])
         return body
-    out = {k: v for k, v in converted.envelope.items() if k != "system" or system is not None}
+    out = dict(converted.envelope)  # its keys as given, "system" too when no message held it
     if system is not None:
         out["system"] = system
+    elif any(s.item == SYSTEM_ITEM for s in converted.sources):
+        out.pop("system", None)  # its system message was removed
     out["messages"] = body
     return out
 
@@ -164,6 +178,7 @@ def _system_back(pieces: list[Piece], converted: Converted) -> Any:
 def _messages_back(pieces: list[Piece], converted: Converted, *, offset: int) -> list[Any]:
     out: list[Any] = []
     open_user: Message | None = None  # a user message of fresh tool results, still growing
+    first_fresh = False
     i = 0
     while i < len(pieces):
         piece = pieces[i]
@@ -177,6 +192,7 @@ def _messages_back(pieces: list[Piece], converted: Converted, *, offset: int) ->
             i = j
             continue
         message = _fresh(piece.message, offset + i)
+        first_fresh = first_fresh or not out
         role, content = message["role"], message["content"]
         tools_only = open_user is not None and all(
             isinstance(b, dict) and b.get("type") == "tool_result" for b in open_user["content"]
@@ -188,7 +204,19 @@ def _messages_back(pieces: list[Piece], converted: Converted, *, offset: int) ->
             is_result = piece.message.get("role") == "tool"
             open_user = message if is_result else None
         i += 1
+    if first_fresh and out[0]["role"] == "assistant" and _said_only(out[0]["content"]):
+        out[0] = {**out[0], "role": "user"}  # see _said_only
     return out
+
+
+def _said_only(content: Any) -> bool:
+    """Whether a leading assistant message we wrote (the summary of a compaction that kept no
+    head) can be the user's instead: Bedrock and Vertex AI refuse a payload whose first
+    message is not the user's, and Anthropic takes consecutive user messages as one turn. Only
+    text and images can change sides (a tool_use cannot)."""
+    if isinstance(content, str):
+        return bool(content)
+    return bool(content) and all(b.get("type") in ("text", "image") for b in content)
 
 
 def _item_of(piece: Piece, converted: Converted) -> int | None:

@@ -14,9 +14,16 @@ from typing import Any, Final
 
 from hermes_core.transcript.validation import kind_of
 
-__all__ = ["anthropic_problems", "split_anthropic"]
+__all__ = ["FIRST_NOT_USER", "NO_MESSAGES", "anthropic_problems", "split_anthropic"]
 
 ROLES: Final = ("user", "assistant")
+NO_MESSAGES: Final = "payload: no messages; Anthropic needs at least one (a user message first)"
+#: Bedrock and Vertex AI refuse a first message that is not the user's (and Anthropic's own
+#: API has, at times): a payload must start with a user message
+FIRST_NOT_USER: Final = (
+    "message 0: the first message must use the user role, got assistant; put a user "
+    "message first (an opening assistant text can be written as a user message)"
+)
 _ASSISTANT_ONLY: Final = frozenset({"tool_use", "thinking", "redacted_thinking"})
 
 
@@ -57,6 +64,8 @@ def _system_problems(system: Any) -> list[str]:
             problems.append(f'system[{k}]: must be a text block {{"type": "text", "text": "..."}}')
         elif not isinstance(block.get("text"), str):
             problems.append(f'system[{k}]: a text block needs a string "text"')
+        elif not block["text"]:
+            problems.append(f'system[{k}]: a text block with empty "text"; remove it')
     return problems
 
 
@@ -76,6 +85,8 @@ def _block_problem(block: object, where: str, role: str) -> str | None:
         )
     if kind == "text" and not isinstance(block.get("text"), str):
         return f'{where} is a text block without a string "text"'
+    if kind == "text" and not block["text"]:
+        return f'{where} is a text block with empty "text"; give it text or remove the block'
     if kind == "image" and not isinstance(block.get("source"), dict):
         return f'{where} is an image block without a "source" object'
     if kind == "tool_use":
@@ -128,12 +139,16 @@ def _tool_uses(message: object) -> dict[str, str]:
 def anthropic_problems(payload: object, *, allow_pending: bool = False) -> list[str]:
     """Every problem of an Anthropic Messages payload, one line each; [] when it is valid.
 
-    A tool_use must be answered by a tool_result in the very next message (a user message);
-    a tool_result must answer a tool_use of the assistant message right before it. With
-    ``allow_pending`` the tool_use blocks of a final assistant message may still be open.
+    The first message must be the user's; no message but a final assistant one may be
+    empty, nor any text block. A tool_use must be answered by a tool_result in the very next
+    message (a user message); a tool_result must answer a tool_use of the assistant message
+    right before it. With ``allow_pending`` the tool_use blocks of a final assistant message
+    may still be open.
     """
     messages, system, _, problems = split_anthropic(payload)
     problems += _system_problems(system)
+    if not problems and not messages:
+        problems.append(NO_MESSAGES)
     seen: dict[str, int] = {}
     for i, message in enumerate(messages):
         where = f"message {i}"
@@ -149,6 +164,13 @@ def anthropic_problems(payload: object, *, allow_pending: bool = False) -> list[
             problems.append(f'{where}: role must be "user" or "assistant", got {shown}{hint}')
             continue
         content = message.get("content")
+        if i == 0 and role == "assistant":
+            problems.append(FIRST_NOT_USER)
+        if content in ("", []) and not (role == "assistant" and i == len(messages) - 1):
+            problems.append(
+                f"{where}: content is empty; only a final assistant message may be empty "
+                "(give it text or blocks, or remove the message)"
+            )
         if isinstance(content, list):
             for k, block in enumerate(content):
                 problem = _block_problem(block, f"content[{k}]", role)
@@ -221,7 +243,13 @@ def _pair_problems(messages: list[Any], allow_pending: bool) -> list[str]:
                     )
                     continue
                 counted[cid] = k
-                if cid not in before:
+                if cid not in before and i == 0:
+                    problems.append(
+                        f"message 0: content[{k}] is a tool_result for {_show(cid)}, but there "
+                        "is no message before it, so no tool_use it could answer; remove the "
+                        "block"
+                    )
+                elif cid not in before:
                     problems.append(
                         f"message {i}: content[{k}] is a tool_result for {_show(cid)}, which no "
                         f"tool_use of the assistant message right before it (message {i - 1}) "

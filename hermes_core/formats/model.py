@@ -7,11 +7,13 @@ the host's payload carries ``_hermes_source`` (an index into :attr:`Converted.so
 On the way back a message whose digest still matches gives back the host's own item (the
 same object, so the same bytes); a message that changed is rebuilt with the original as a
 template; a message with no source (a summary) is converted fresh. A message that lost its
-hidden key (a list that went through ``to_wire``) is found again by its digest, in order.
+hidden key (a list that went through ``to_wire``) is found again by its digest, in order,
+and only when that is unambiguous (:func:`match_by_digest`).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -29,6 +31,7 @@ __all__ = [
     "Source",
     "add_source",
     "check_format",
+    "match_by_digest",
     "pieces_of",
     "refuse",
     "stamp",
@@ -106,35 +109,77 @@ def refuse(what: str, problems: list[str]) -> InvalidMessages:
 
 
 def pieces_of(messages: Sequence[Mapping[str, Any]], converted: Converted) -> list[Piece]:
-    """Each message with its source: the hidden key when it is valid, else the next source
-    (in payload order) with the same digest; and whether its digest still matches."""
-    by_digest: dict[bytes, list[int]] = {}
-    for number, source in enumerate(converted.sources):
-        by_digest.setdefault(source.digest, []).append(number)
-    taken: set[int] = set()
-    last = -1
-    pieces: list[Piece] = []
-    for raw in messages:
-        message = raw if isinstance(raw, dict) else dict(raw)
-        digest = message_digest(message)
+    """Each message with its source (the hidden key when it is valid, else one found by
+    digest, see :func:`match_by_digest`) and whether its digest still matches."""
+    dicts = [raw if isinstance(raw, dict) else dict(raw) for raw in messages]
+    digests = [message_digest(m) for m in dicts]
+    count = len(converted.sources)
+    index: list[int | None] = []
+    for message in dicts:
         hint = message.get(HIDDEN_KEY)
-        index: int | None = None
-        if (
-            isinstance(hint, int)
-            and not isinstance(hint, bool)
-            and 0 <= hint < len(converted.sources)
-        ):
-            index = hint
-        if index is None:
-            free = [i for i in by_digest.get(digest, []) if i not in taken]
-            later = [i for i in free if i > last]
-            index = (later or free)[0] if free else None
-        if index is not None:
-            taken.add(index)
-            last = index
-        unchanged = index is not None and converted.sources[index].digest == digest
-        pieces.append(Piece(message, index, unchanged))
-    return pieces
+        valid = isinstance(hint, int) and not isinstance(hint, bool) and 0 <= hint < count
+        index.append(hint if valid else None)
+    match_by_digest(digests, index, [s.digest for s in converted.sources])
+    return [
+        Piece(m, i, i is not None and converted.sources[i].digest == d)
+        for m, i, d in zip(dicts, index, digests, strict=True)
+    ]
+
+
+def match_by_digest(digests: list[bytes], index: list[int | None], wanted: list[bytes]) -> None:
+    """Give each message without a source (``index[n] is None``) the source it was made from,
+    found by digest, in place; a message that cannot be told apart stays without one.
+
+    Why not the first source with the same digest: identical OpenAI messages (the same text,
+    different thinking signatures or reasoning items) would take another turn's objects. A
+    compaction keeps the head and the tail in order, so each run of messages without a source
+    is matched against the free sources between its neighbours' in order: from the end while
+    digests agree (the tail), then from the start (the head), then in between only a digest
+    that occurs once on each side. The rest is rebuilt fresh: never a guess."""
+    taken = {i for i in index if i is not None}
+    n = 0
+    low = -1
+    while n < len(index):
+        hinted = index[n]
+        if hinted is not None:
+            low = max(low, hinted)
+            n += 1
+            continue
+        end = n
+        while end < len(index) and index[end] is None:
+            end += 1
+        high = next((i for i in index[end:] if i is not None), len(wanted))
+        free = [s for s in range(low + 1, high) if s not in taken]
+        _match_run(list(range(n, end)), free, digests, index, wanted)
+        n = end
+
+
+def _match_run(
+    run: list[int],
+    free: list[int],
+    digests: list[bytes],
+    index: list[int | None],
+    wanted: list[bytes],
+) -> None:
+    i, j = len(run) - 1, len(free) - 1
+    while i >= 0 and j >= 0 and digests[run[i]] == wanted[free[j]]:
+        index[run[i]] = free[j]
+        i, j = i - 1, j - 1
+    a = b = 0
+    while a <= i and b <= j and digests[run[a]] == wanted[free[b]]:
+        index[run[a]] = free[b]
+        a, b = a + 1, b + 1
+    middle, sources = run[a : i + 1], free[b : j + 1]
+    said = Counter(digests[m] for m in middle)
+    made = Counter(wanted[s] for s in sources)
+    last = -1
+    for m in middle:
+        digest = digests[m]
+        if said[digest] != 1 or made[digest] != 1:
+            continue
+        source = next(s for s in sources if wanted[s] == digest)
+        if source > last:
+            index[m], last = source, source
 
 
 def stamp(message: Message, index: int) -> Message:

@@ -156,9 +156,11 @@ def responses_from_openai(messages: Sequence[Message], converted: Converted) -> 
         body: Any = envelope["input"]  # a string input the compaction did not touch
     else:
         body = items
-    out = {k: v for k, v in envelope.items() if k != "instructions" or instructions is not None}
+    out = dict(envelope)  # its keys as given, "instructions" too when no message held it
     if instructions is not None:
         out["instructions"] = instructions
+    elif any(s.item == SYSTEM_ITEM for s in converted.sources):
+        out.pop("instructions", None)  # its system message was removed
     out["input"] = body
     return out
 

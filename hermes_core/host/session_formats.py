@@ -8,7 +8,9 @@ it was made from: keyed by the identity of the view's entry, which a compaction 
 every message it does not rewrite. So the messages a compaction kept come back as the
 host's own objects, byte for byte (ids, ``cache_control``, thinking blocks and their
 signatures, unknown blocks and keys), changed ones are rebuilt on their original, and a
-summary is written fresh in the host's format.
+summary is written fresh in the host's format. Each call follows the origins to the host's
+current list (a host may rebuild its objects every turn), so what comes back is always the
+host's objects of this turn.
 
 The host passes its messages without the system text: for Anthropic that goes through
 ``Session.system_prompt`` into the request's top-level ``system``; a Responses host sends it
@@ -18,7 +20,7 @@ as ``instructions`` (or keeps system/developer items in its input, as with OpenA
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hermes_core.errors import HermesError
@@ -31,6 +33,7 @@ from hermes_core.formats.model import (
     check_format,
     stamp,
 )
+from hermes_core.tokens.costs import message_digest
 
 __all__ = ["HostFormat", "host_format"]
 
@@ -66,6 +69,10 @@ class _Origin:
     digest: bytes
     siblings: tuple[tuple[tuple[int, ...] | None, bytes], ...] = ()
     part: int = 0
+    #: where it sat in the host's list: the host item its source is made from (``item``) and
+    #: that item's object, to find the host's current object for it in the next list
+    item: int = 0
+    anchor: Any = None
 
 
 class HostFormat:
@@ -76,6 +83,9 @@ class HostFormat:
         self._converted: Converted | None = None
         self._made: list[Message] = []
         self._origins: dict[int, _Origin] = {}  # id(view entry) -> where it came from
+        # the first object the last outgoing() wrote as a user message for an assistant entry
+        # (a leading summary, see formats/anthropic.py), and that entry's OpenAI form
+        self._relabeled: tuple[Any, Message] | None = None
 
     def incoming(self, payload: object) -> list[Message]:
         """The host's messages as OpenAI messages (no hidden keys: they are stored)."""
@@ -93,7 +103,25 @@ class HostFormat:
         converted = to_openai(list(payload), self.format)
         self._converted = converted
         self._made = [{k: v for k, v in m.items() if k != HIDDEN_KEY} for m in converted.messages]
+        self._unlabel(converted)
         return self._made
+
+    def _unlabel(self, converted: Converted) -> None:
+        """The leading summary prepare() wrote as a user message, handed back, reads as the
+        assistant message the session holds (else the host's list would look rewritten)."""
+        if self._relabeled is None or not converted.items:
+            return
+        written, form = self._relabeled
+        first = converted.items[0]
+        if first is not written and first != written:
+            return
+        made = converted.item_sources(0)
+        if len(made) != 1 or self._made[made[0]].get("role") != "user":
+            return
+        index = made[0]
+        self._made[index] = {**self._made[index], "role": form.get("role")}
+        digest = message_digest(self._made[index])
+        converted.sources[index] = replace(converted.sources[index], digest=digest)
 
     def remember(self, view: Sequence[Message]) -> None:
         """After the view took the host's list in: where each new entry came from. The view
@@ -106,32 +134,73 @@ class HostFormat:
         present = {id(entry) for entry in view}
         origins = {k: o for k, o in self._origins.items() if k in present}
         whole = len(view) == len(self._made)
+        placed: dict[int, int] = {}  # id(entry) -> the source it was given here
         for back in range(1, min(len(view), len(self._made)) + 1):
             entry = view[-back]
             known = origins.get(id(entry))
             if known is not None and known.entry is entry and not whole:
-                break  # older entries were placed by earlier calls
+                break  # older entries were placed by earlier calls: see _follow
             origin = self._origin(entry, converted, len(self._made) - back)
+            placed[id(entry)] = len(self._made) - back
             if origin is not None:
                 origins[id(entry)] = origin
         self._origins = origins
+        self._follow(view, converted, placed)
+
+    def _follow(
+        self, view: Sequence[Message], converted: Converted, placed: dict[int, int]
+    ) -> None:
+        """Older entries take the host's current objects for them: a host that rebuilds its
+        list each turn (moves its cache_control breakpoint, strips old thinking blocks) sends
+        new objects for the same messages, and what prepare() returns must be those, not the
+        ones of the turn an entry was first seen in. Found by identity (the same object, still
+        the same OpenAI message), else at the same place in the host's list with the same
+        digest; an entry found in neither keeps what it had."""
+        by_object: dict[tuple[int, int], int] = {}
+        by_place: dict[tuple[int, int], int] = {}
+        parts: dict[int, int] = {}
+        for number, source in enumerate(converted.sources):
+            if source.item == SYSTEM_ITEM:
+                continue
+            part = parts.get(source.item, 0)
+            parts[source.item] = part + 1
+            by_object[(id(converted.items[source.item]), part)] = number
+            by_place[(source.item, part)] = number
+        used = set(placed.values())
+        for entry in view:
+            old = self._origins.get(id(entry))
+            if old is None or old.entry is not entry or id(entry) in placed:
+                continue
+            found = by_object.get((id(old.anchor), old.part))
+            if found is None or converted.items[converted.sources[found].item] is not old.anchor:
+                found = by_place.get((old.item, old.part))
+            if found is None or found in used or converted.sources[found].digest != old.digest:
+                continue
+            new = self._origin(entry, converted, found)
+            if new is not None:
+                used.add(found)
+                self._origins[id(entry)] = new
 
     def _origin(self, entry: Message, converted: Converted, index: int) -> _Origin | None:
         source = converted.sources[index]
         if source.item == SYSTEM_ITEM:
             return None
+        anchor = converted.items[source.item]
         if self.format == "responses":
             objects = tuple(converted.items[k] for k in source.units or ())
-            return _Origin(entry, objects, tuple(range(len(objects))), source.digest)
+            units = tuple(range(len(objects)))
+            return _Origin(entry, objects, units, source.digest, item=source.item, anchor=anchor)
         parts = converted.item_sources(source.item)
         siblings = tuple((converted.sources[i].units, converted.sources[i].digest) for i in parts)
         return _Origin(
             entry,
-            (converted.items[source.item],),
+            (anchor,),
             source.units,
             source.digest,
             siblings,
             parts.index(index),
+            item=source.item,
+            anchor=anchor,
         )
 
     def outgoing(self, view: Sequence[Message], wire: Sequence[Message]) -> list[Any]:
@@ -147,7 +216,12 @@ class HostFormat:
                 stamped.append(message)
                 continue
             stamped.append(stamp(message, self._place(record, origin, placed)))
-        return list(from_openai(stamped, record))
+        out = list(from_openai(stamped, record))
+        self._relabeled = None
+        first = out[0] if out and view and self.format == "anthropic" else None
+        if isinstance(first, dict) and first.get("role") != view[0].get("role"):
+            self._relabeled = (first, view[0])
+        return out
 
     def _place(self, record: Converted, origin: _Origin, placed: dict[int, int]) -> int:
         """Add ``origin``'s host objects and sources to ``record``; the index of its source."""

@@ -43,9 +43,18 @@ def test_formats_anthropic_tool_use_without_result() -> None:
 
 def test_formats_anthropic_orphan_result_and_pending_call() -> None:
     orphan = anthropic({"role": "user", "content": [RESULT]})
+    assert anthropic_problems(orphan) == [
+        'message 0: content[0] is a tool_result for "toolu_1", but there is no message before '
+        "it, so no tool_use it could answer; remove the block"
+    ]
+    later = anthropic(
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "ok"},
+        {"role": "user", "content": [RESULT]},
+    )
     assert (
-        'message 0: content[0] is a tool_result for "toolu_1", which no tool_use'
-        in (anthropic_problems(orphan)[0])
+        "which no tool_use of the assistant message right before it (message 1)"
+        in (anthropic_problems(later)[0])
     )
     pending = anthropic({"role": "user", "content": "go"}, {"role": "assistant", "content": [USE]})
     assert "the transcript ends first" in anthropic_problems(pending)[0]
@@ -112,3 +121,48 @@ def test_formats_detect_and_load() -> None:
         to_openai([], "gemini")
     converted = load_payload({"input": "hello", "model": "m"})
     assert converted.messages[0]["content"] == "hello"
+
+
+def test_formats_anthropic_empty_shapes_are_problems() -> None:
+    assert anthropic_problems(anthropic()) == [
+        "payload: no messages; Anthropic needs at least one (a user message first)"
+    ]
+    assert to_openai(anthropic(), "anthropic").messages == []  # converts to nothing all the same
+    empty_list = anthropic({"role": "user", "content": []})
+    assert anthropic_problems(empty_list) == [
+        "message 0: content is empty; only a final assistant message may be empty (give it "
+        "text or blocks, or remove the message)"
+    ]
+    empty_middle = anthropic(
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": ""},
+        {"role": "user", "content": "again"},
+    )
+    assert anthropic_problems(empty_middle)[0].startswith("message 1: content is empty")
+    final = anthropic({"role": "user", "content": "go"}, {"role": "assistant", "content": ""})
+    assert anthropic_problems(final) == []  # a prefill may be empty
+    blank_text = anthropic({"role": "user", "content": [{"type": "text", "text": ""}]})
+    assert anthropic_problems(blank_text) == [
+        'message 0: content[0] is a text block with empty "text"; give it text or remove the block'
+    ]
+    blank_system = {"system": [{"type": "text", "text": ""}], **anthropic(USER_GO)}
+    assert anthropic_problems(blank_system) == [
+        'system[0]: a text block with empty "text"; remove it'
+    ]
+    for payload in (empty_list, empty_middle, blank_text, blank_system):
+        with pytest.raises(InvalidMessages):
+            to_openai(payload, "anthropic")
+
+
+USER_GO = {"role": "user", "content": "go"}
+
+
+def test_formats_anthropic_assistant_first_is_reported_but_converted() -> None:
+    payload = anthropic({"role": "assistant", "content": "Hello!"}, USER_GO)
+    assert anthropic_problems(payload) == [
+        "message 0: the first message must use the user role, got assistant; put a user "
+        "message first (an opening assistant text can be written as a user message)"
+    ]
+    assert payload_problems(payload, "anthropic") == anthropic_problems(payload)
+    converted = to_openai(payload, "anthropic")  # Anthropic's own API has taken it
+    assert [m["role"] for m in converted.messages] == ["assistant", "user"]

@@ -178,3 +178,22 @@ def test_formats_a_rewritten_responses_turn_keeps_reasoning_and_ids() -> None:
     assert from_openai(
         to_openai({"input": "hi"}, "responses").messages, to_openai({"input": "hi"}, "responses")
     ) == {"input": "hi"}
+
+
+def test_formats_empty_and_null_envelope_keys_come_back_as_given() -> None:
+    user = {"role": "user", "content": "hi"}
+    cases = [
+        ("anthropic", {"model": "m", "system": [], "messages": [user], "max_tokens": 5}),
+        ("anthropic", {"system": None, "messages": [user]}),
+        ("anthropic", {"messages": [user], "system": ""}),
+        ("responses", {"instructions": None, "input": [user], "model": "m"}),
+        ("responses", {"instructions": None, "input": "hi"}),
+    ]
+    for fmt, payload in cases:
+        before = dumped(payload)
+        converted = to_openai(payload, fmt)
+        assert dumped(from_openai(converted.messages, converted)) == before
+        assert dumped(from_openai(to_wire(converted.messages), converted)) == before
+    # a system message the caller removed takes its key with it
+    converted = to_openai({"system": "be terse", "messages": [user]}, "anthropic")
+    assert from_openai(converted.messages[1:], converted) == {"messages": [user]}

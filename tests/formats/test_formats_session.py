@@ -143,3 +143,95 @@ def test_formats_a_session_refuses_an_unknown_format_and_a_system_object(tmp_pat
                 ]
             )
         assert session.messages == []  # nothing was stored
+
+
+def _cache_marks(messages: list[Any]) -> int:
+    return sum(
+        1
+        for m in messages
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if "cache_control" in b
+    )
+
+
+def test_formats_a_host_that_rebuilds_its_list_gets_its_current_objects_back(
+    tmp_path: Path,
+) -> None:
+    """Each turn the host rebuilds every message (new dicts), moves its one cache_control
+    breakpoint to the newest user message and strips the thinking of older assistant
+    messages: what prepare() returns is the host's current objects, compactions or not."""
+    events: list[hc.SessionEvent] = []
+    long = "The change keeps the parser pure and the tests deterministic. " * 25
+    with make_hermes(tmp_path, SMALL) as host:
+        session = host.session("s1", on_event=events.append, message_format="anthropic")
+        session.system_prompt("sys")
+        history: list[dict[str, Any]] = []
+        earlier: list[list[dict[str, Any]]] = []  # every list the host held (kept alive)
+        for n in range(24):
+            history = [_rebuilt(m) for m in history]
+            history.append(
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": f"q{n} " + long, "cache_control": {"type": "x"}}
+                    ],
+                }
+            )
+            sent = session.prepare(history)
+            assert _cache_marks(sent) == 1  # the host's one breakpoint, not stale ones
+            current = {id(m) for m in history}
+            stale = {id(m) for old in earlier for m in old} - current
+            assert not [m for m in sent if id(m) in stale]  # never an object of an older turn
+            assert sent[-1] is history[-1]
+            assert sent[0]["role"] == "user"
+            thinking = [m for m in sent if "thinking" in str(m["content"])]
+            assert all(id(m) in current for m in thinking)
+            earlier.append(history)
+            history = [
+                *history,
+                {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "thinking", "thinking": f"plan {n}", "signature": f"sig{n}"},
+                        {"type": "text", "text": f"a{n} " + long},
+                    ],
+                },
+            ]
+            session.end_turn(history)
+        commits = [e for e in events if e.kind == "compaction_committed"]
+        assert len(commits) >= 2
+        session.close()
+
+
+def _rebuilt(message: dict[str, Any]) -> dict[str, Any]:
+    blocks = [
+        {k: v for k, v in b.items() if k != "cache_control"}
+        for b in message["content"]
+        if b["type"] != "thinking"
+    ]
+    return {**message, "content": blocks}
+
+
+def test_formats_a_leading_summary_sent_back_is_not_a_rewritten_history(tmp_path: Path) -> None:
+    """A compaction that keeps no head leads with its summary; prepare() writes it as a user
+    message (Anthropic's first message must be the user's), and a host that sends that list
+    back is going on, not rewriting its history."""
+    events: list[hc.SessionEvent] = []
+    long = "The change keeps the parser pure and the tests deterministic. " * 60
+    with make_hermes(tmp_path, SMALL) as host:
+        session = host.session("s1", on_event=events.append, message_format="anthropic")
+        session.system_prompt("sys")
+        sent: list[Any] = []
+        firsts = []
+        for n in range(14):
+            sent = session.prepare([*sent, {"role": "user", "content": f"q{n} " + long}])
+            firsts.append(session.messages[0]["role"])
+            assert sent[0]["role"] == "user"
+            sent = [*sent, {"role": "assistant", "content": f"a{n} " + long}]
+            session.end_turn(sent)
+        kinds = [e.kind for e in events]
+        assert "compaction_committed" in kinds
+        assert "assistant" in firsts  # the session's view did lead with the summary
+        assert "transcript_replaced" not in kinds
+        session.close()
