@@ -67,11 +67,10 @@ def converted(path: str, transcript: FormattedTranscript) -> Converted:
     file is shape-checked as ``read_transcript`` checks it; another format must be valid in
     that format, else exit 1 naming the first problem and the command that lists them all."""
     from hermes_core.formats import Converted, load_payload
-    from hermes_core.transcript.files import transcript_messages
 
     payload = transcript.payload
     if transcript.format == "openai":
-        messages = transcript_messages(payload, path)
+        messages = openai_messages(path, payload)
         envelope = payload if isinstance(payload, dict) else None
         return Converted("openai", messages, envelope=envelope)
     try:
@@ -82,6 +81,20 @@ def converted(path: str, transcript: FormattedTranscript) -> Converted:
             f"lists every problem",
             EXIT_INPUT,
         ) from None
+
+
+def openai_messages(path: str, payload: Any) -> list[dict[str, Any]]:
+    """The messages of a payload read as OpenAI, shape-checked as ``read_transcript`` checks
+    them; a top-level ``system`` (an Anthropic request's) exits 1 instead of being dropped."""
+    from hermes_core.transcript.files import transcript_messages
+
+    if isinstance(payload, dict) and "system" in payload:
+        raise CommandError(
+            f'{path}: a top-level "system" is an Anthropic request\'s (OpenAI messages carry '
+            "it as a system message): give --format anthropic, or move it into the messages",
+            EXIT_INPUT,
+        )
+    return transcript_messages(payload, path)
 
 
 def carried(conversion: Converted) -> dict[str, int]:
@@ -110,3 +123,27 @@ def carried(conversion: Converted) -> dict[str, int]:
         elif kind not in ("function_call", "function_call_output"):
             kinds[kind] += 1  # reasoning, and item types with no chat form
     return dict(sorted(kinds.items()))
+
+
+def foreign_parts(messages: list[Any]) -> list[str]:
+    """Problems for OpenAI messages read as OpenAI although a message is in another format
+    (an Anthropic ``tool_use`` block, a Responses ``input_text`` part): OpenAI would refuse
+    them, and without ``--format openai`` the file would have been read in that format."""
+    from hermes_core.formats import detect
+
+    problems: list[str] = []
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+            continue
+        try:
+            found = detect([message])
+        except InvalidMessages:
+            found = None
+            problems.append(f"message {index}: its content parts mix message formats")
+            continue
+        if found in ("anthropic", "responses"):
+            problems.append(
+                f"message {index}: its content is in the {found} format, which OpenAI does "
+                f"not accept (read it with --format {found})"
+            )
+    return problems

@@ -13,7 +13,13 @@ import sys
 from typing import Any
 
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK
-from hermes_core.cli.formats_option import FILE_HELP, add_format_option, read_formatted
+from hermes_core.cli.formats_option import (
+    FILE_HELP,
+    add_format_option,
+    foreign_parts,
+    openai_messages,
+    read_formatted,
+)
 from hermes_core.cli.text import count
 
 #: a problem line names its message (``message 3: ...``) or Responses item (``input[3]: ...``)
@@ -44,13 +50,14 @@ def register(
 
 def run(args: argparse.Namespace) -> int:
     from hermes_core.formats import payload_problems
-    from hermes_core.transcript.files import transcript_messages
     from hermes_core.transcript.messages import validate_messages
 
     transcript = read_formatted(args.file, args.format)
     if transcript.format == "openai":
-        messages = transcript_messages(transcript.payload, args.file)
+        messages = openai_messages(args.file, transcript.payload)
         problems = validate_messages(messages)
+        if not transcript.detected:  # said to be OpenAI: parts of another format are wrong
+            problems += foreign_parts(messages)
     else:  # the format's own checks, with indexes into its messages or items
         messages = _items(transcript.payload)
         problems = payload_problems(transcript.payload, transcript.format)

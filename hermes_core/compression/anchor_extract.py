@@ -37,6 +37,7 @@ from hermes_core.compression.anchor_scan import (
 from hermes_core.compression.key_sentences import decision_sentences, rule_sentences
 from hermes_core.compression.tool_results import loads_shared
 from hermes_core.redact import redact
+from hermes_core.transcript.appended import own_words
 from hermes_core.transcript.messages import is_real_user_message, message_text
 
 __all__ = ["ask_text"]
@@ -337,13 +338,15 @@ def _scan_light(
 
 
 def _key_sentences(acc: _Collector, msg: Mapping[str, Any], text: str, summary: bool) -> None:
-    """The user's rules (a real user message's own words) and the assistant's decisions and
-    figures; a summary's prose is passed over (its ledger already carries its own)."""
+    """The user's rules (what the user typed in a real user message, not the recalled memory
+    or attachment the session appended) and the assistant's decisions and figures; a
+    summary's prose is passed over (its ledger already carries its own)."""
     role = msg.get("role")
     if summary or not text:
         return
     if role == "user" and is_real_user_message(msg):
-        for rule in rule_sentences(ask_text(_window(text))):
+        # only what the user typed: not recalled memory or an attachment the session added
+        for rule in rule_sentences(ask_text(_window(own_words(msg)))):
             acc.add("rules", rule)  # each item is redacted as it is added
     elif role == "assistant":
         for decision in decision_sentences(_window(text)):

@@ -17,8 +17,15 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from hermes_core.memory.recall import MEMORY_CONTEXT_KEY
 from hermes_core.threats.unicode import nfkc, strip_hidden
+from hermes_core.transcript.appended import (
+    APPENDED_HEADERS,
+    ATTACHED_HEADER,
+    MEMORY_FENCE,
+    WARNINGS_HEADER,
+    own_words,
+    split_appended,
+)
 from hermes_core.transcript.messages import is_real_user_message, message_text
 
 __all__ = [
@@ -36,22 +43,6 @@ __all__ = [
 #: A quote needs this many words (a CJK character counts as one) and characters.
 MIN_QUOTE_UNITS: Final = 3
 MIN_QUOTE_CHARS: Final = 6
-#: The headers :mod:`hermes_core.references.expand` puts before the attachment and its
-#: warnings (its ``ATTACHED_HEADER`` and ``WARNINGS_HEADER``). Copied, not imported: the review
-#: imports nothing that can read files or the web; a test keeps the copies equal.
-ATTACHED_HEADER: Final = "--- Attached Context ---"
-WARNINGS_HEADER: Final = "--- Context Warnings ---"
-#: Where recalled memory starts (:func:`hermes_core.memory.recall.wrap_recall`; the module
-#: exports no constant for it).
-MEMORY_FENCE: Final = "<memory-context>"
-#: The headers of the blocks the session appends to a user message: the @-reference
-#: attachment and its warnings (spec 40 §5), recalled memory. Each starts a line after the
-#: user's text, so the user's words end at the first of them at a line start.
-APPENDED_HEADERS: Final = (ATTACHED_HEADER, WARNINGS_HEADER, MEMORY_FENCE)
-_APPENDED: Final = re.compile(
-    "^[ \t]*(?:" + "|".join(re.escape(h) for h in APPENDED_HEADERS) + ")", re.MULTILINE
-)
-
 _QUOTES: Final = str.maketrans(
     {
         "\u2018": "'",
@@ -80,7 +71,6 @@ _QUOTES: Final = str.maketrans(
     }
 )
 _EDGES: Final = " \t\n'\".,;:!?\u2026()[]-"
-_FENCE: Final = re.compile(r"<memory-context>.*?(?:</memory-context>|\Z)", re.DOTALL)
 _CJK: Final = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _UNIT: Final = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+")
 _ONE_CJK: Final = re.compile(rf"[{_CJK}]")
@@ -109,29 +99,6 @@ def normalise(text: str) -> str:
     case folded, whitespace runs as one space."""
     text = nfkc(strip_hidden(text)).translate(_QUOTES).casefold()
     return " ".join(text.split())
-
-
-def _split(message: Mapping[str, Any]) -> tuple[str, str]:
-    """``message``'s text as (what the user typed, what the session appended to it)."""
-    text = message_text(message)
-    removed: list[str] = []
-    block = message.get(MEMORY_CONTEXT_KEY)
-    if isinstance(block, str) and block and block in text:
-        text = text.replace(block, "")
-        removed.append(block)
-    removed.extend(_FENCE.findall(text))
-    text = _FENCE.sub("", text)
-    cut = _APPENDED.search(text)
-    if cut:
-        removed.insert(0, text[cut.start() :])
-        text = text[: cut.start()]
-    return text, "\n".join(removed)
-
-
-def own_words(message: Mapping[str, Any]) -> str:
-    """What the user typed in ``message``: its text up to the first block the session appended
-    (attachment, warnings, recalled memory), which the user did not write."""
-    return _split(message)[0]
 
 
 def _units(text: str) -> list[str]:
@@ -207,7 +174,7 @@ class QuoteBook:
 
     def __init__(self, snapshot: Sequence[Mapping[str, Any]]) -> None:
         messages = [m for m in snapshot if isinstance(m, Mapping)]
-        split = [_split(m) for m in messages if is_real_user_message(m)]
+        split = [split_appended(m) for m in messages if is_real_user_message(m)]
         self.user = [normalise(own) for own, _ in split]
         self.appended = [normalise(extra) for _, extra in split if extra]
         self.others = [

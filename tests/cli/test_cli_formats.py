@@ -207,3 +207,20 @@ def test_eval_reads_the_hosts_format(capsys: pytest.CaptureFixture[str], tmp_pat
     report = json.loads(stdout)
     assert report["messages"] == len(load_payload(example_in("anthropic")).messages)
     assert report["compactions"] and report["facts"]
+
+
+def test_a_file_said_to_be_openai_but_in_another_format_is_not_read_silently(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    source = example_in("anthropic")
+    path = write(tmp_path / "a.json", source)
+    for command in ("compress", "tokens", "validate", "eval"):
+        code, stdout, err = run(capsys, command, path, "--format", "openai")
+        assert code == 1 and stdout == "", command
+        assert 'a top-level "system" is an Anthropic request' in err  # not dropped
+    bare = write(tmp_path / "bare.json", source["messages"])
+    code, stdout, err = run(capsys, "validate", bare, "--format", "openai")
+    assert code == 1
+    assert "its content is in the anthropic format" in stdout and "--format anthropic" in stdout
+    code, _out, _err = run(capsys, "validate", bare)  # detected: read as what it is
+    assert code == 0
