@@ -7,10 +7,13 @@ host's latest list and, for each message of the session's view, which of the hos
 it was made from: keyed by the identity of the view's entry, which a compaction keeps for
 every message it does not rewrite. So the messages a compaction kept come back as the
 host's own objects, byte for byte (ids, ``cache_control``, thinking blocks and their
-signatures, unknown blocks and keys), changed ones are rebuilt on their original, and a
-summary is written fresh in the host's format. Each call follows the origins to the host's
-current list (a host may rebuild its objects every turn), so what comes back is always the
-host's objects of this turn.
+signatures, unknown blocks and keys). A message the compaction rewrote (a summary merged in
+front, a pruned tool result, shortened arguments) is a new entry: it takes the origin of the
+entry it was made from (:mod:`hermes_core.formats.rewrites`) and is rebuilt on those host
+objects, as the library path does; only a message with no original (a summary of its own) is
+written fresh in the host's format. Each call follows the origins to the host's current list
+(a host may rebuild its objects every turn), so what comes back is always the host's objects
+of this turn.
 
 The host passes its messages without the system text: for Anthropic that goes through
 ``Session.system_prompt`` into the request's top-level ``system``; a Responses host sends it
@@ -23,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from hermes_core.compression.assemble import MERGED_KEY
 from hermes_core.errors import HermesError
 from hermes_core.formats.convert import from_openai, to_openai
 from hermes_core.formats.model import (
@@ -33,6 +37,7 @@ from hermes_core.formats.model import (
     check_format,
     stamp,
 )
+from hermes_core.formats.rewrites import rewritten_from
 from hermes_core.tokens.costs import message_digest
 
 __all__ = ["HostFormat", "host_format"]
@@ -83,6 +88,7 @@ class HostFormat:
         self._converted: Converted | None = None
         self._made: list[Message] = []
         self._origins: dict[int, _Origin] = {}  # id(view entry) -> where it came from
+        self._before: list[Message] = []  # the view remember() saw (what a compaction rewrites)
         # the first object the last outgoing() wrote as a user message for an assistant entry
         # (a leading summary, see formats/anthropic.py), and that entry's OpenAI form
         self._relabeled: tuple[Any, Message] | None = None
@@ -145,6 +151,7 @@ class HostFormat:
             if origin is not None:
                 origins[id(entry)] = origin
         self._origins = origins
+        self._before = list(view)
         self._follow(view, converted, placed)
 
     def _follow(
@@ -207,6 +214,7 @@ class HostFormat:
         """The list to send, in the host's format: a conversion record is rebuilt from the
         origins of the entries still in the view, so kept messages come back as the host's
         own objects."""
+        self._inherit(view)
         record = Converted(self.format, [])
         placed: dict[int, int] = {}  # id(host message) -> index of its first source
         stamped: list[Message] = []
@@ -222,6 +230,22 @@ class HostFormat:
         if isinstance(first, dict) and first.get("role") != view[0].get("role"):
             self._relabeled = (first, view[0])
         return out
+
+    def _inherit(self, view: Sequence[Message]) -> None:
+        """A new entry the compaction made of one it rewrote takes that entry's origin, so it
+        is rebuilt on the host objects it came from (its digest is the original's, so the way
+        back sees it changed), never written fresh."""
+        unknown = {id(e): e for e in view if self._known(e) is None}
+        if not unknown or not self._before:
+            return
+        for new_id, original in rewritten_from(view, self._before, merged_key=MERGED_KEY).items():
+            origin = self._known(original)
+            if origin is not None and new_id in unknown:
+                self._origins[new_id] = replace(origin, entry=unknown[new_id])
+
+    def _known(self, entry: Mapping[str, Any]) -> _Origin | None:
+        origin = self._origins.get(id(entry))
+        return origin if origin is not None and origin.entry is entry else None
 
     def _place(self, record: Converted, origin: _Origin, placed: dict[int, int]) -> int:
         """Add ``origin``'s host objects and sources to ``record``; the index of its source."""

@@ -85,13 +85,21 @@ class SessionState:
         )
 
 
+#: what to pass instead, per id: a session always has an id; a user id may be left out
+_ID_HINTS = {
+    "session_id": "name the conversation with a string such as 'conv-1'",
+    "user_id": "pass a string, or None for a single-user home",
+}
+
+
 def check_id(value: object, what: str) -> str:
     """A session or user id: a non-empty string of at most 256 characters, no control
     characters (they would reach file names, SQL rows and provider URLs)."""
+    hint = _ID_HINTS.get(what, "pass a non-empty string")
     if not isinstance(value, str):
-        raise SessionError(f"{what} must be a string, got {type(value).__name__}")
+        raise SessionError(f"{what} must be a string, got {type(value).__name__}; {hint}")
     if not value.strip():
-        raise SessionError(f"{what} must not be empty; pass None for a single-user home")
+        raise SessionError(f"{what} must not be empty; {hint}")
     if len(value) > MAX_ID_CHARS:
         raise SessionError(f"{what} is {len(value):,} characters; at most {MAX_ID_CHARS}")
     if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in value):
