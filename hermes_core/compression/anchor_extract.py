@@ -34,6 +34,7 @@ from hermes_core.compression.anchor_scan import (
     _words,
     split_summary,
 )
+from hermes_core.compression.assemble import is_summary_message
 from hermes_core.compression.key_sentences import decision_sentences, rule_sentences
 from hermes_core.compression.tool_results import loads_shared
 from hermes_core.redact import redact
@@ -280,7 +281,9 @@ def _scan(
     role, text = msg.get("role"), _window(message_text(msg))
     if role != "tool" and text:  # tool output is redacted item by item: most of the bytes
         text = redact(text)
-    summary = ANCHOR_HEADER in text
+    # only a summary the compressor wrote hands on its ledger: the same header pasted into a
+    # tool result, the assistant's text or an attachment is text, not the user's rules
+    summary = ANCHOR_HEADER in text and is_summary_message(msg)
     if summary:
         text, carried = split_summary(text)
         for name, items in zip(_FIELDS, carried._lists(), strict=True):
@@ -324,7 +327,7 @@ def _scan_light(
             _carry(acc, scratch.ledger())
         return
     text = message_text(msg)
-    if ANCHOR_HEADER in text:
+    if ANCHOR_HEADER in text and is_summary_message(msg):
         carried = split_summary(redact(_window(text)))[1]
         for name in ("paths", "commands"):
             for item in getattr(carried, name):

@@ -50,6 +50,7 @@ from hermes_core.compression.anchor_scan import (
     parse_anchor_section,
     split_summary,
 )
+from hermes_core.compression.assemble import is_summary_message
 from hermes_core.redact import redact
 from hermes_core.transcript.messages import (
     is_real_user_message,
@@ -153,7 +154,7 @@ def _kept_always(
                     _carry(acc, scratch.ledger())
                 continue
             text = message_text(msg)
-            if ANCHOR_HEADER in text:
+            if ANCHOR_HEADER in text and is_summary_message(msg):
                 _carry(acc, split_summary(redact(_window(text)))[1])
             else:
                 _key_sentences(acc, msg, text, summary=False)

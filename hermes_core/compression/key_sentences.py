@@ -28,9 +28,13 @@ _LEAD: Final = (
     r"one more thing|btw|and also|from now on)[,:!]?\s{1,3}){0,3}"
 )
 _IMPERATIVE: Final = (
-    r"(?:always|never|don'?t|do not|dont|avoid|make sure|be sure to|remember to|stick to|"
-    r"only (?:use|ever|touch|edit|run|change)|stop (?:using|adding|running|editing|calling)|"
-    r"no more than|prefer|keep it (?:to|under|below|short|small|minimal|simple))\b"
+    r"(?:always|never|don'?t(?!\s{1,3}(?:worry|mind|bother)\b)|do not|dont|avoid|make sure|"
+    r"be sure to|remember to|stick to|only (?:use|ever|touch|edit|run|change)|"
+    r"stop (?:using|adding|running|editing|calling)|no more than|prefer|"
+    r"no (?:new|more|other|extra)\s{1,3}[a-z]{1,40}|under no circumstances|"
+    r"please (?:use|run|keep|add|write|follow|put|call|name|format|prefer)\b|"
+    r"use\b[^.!?\n]{1,60},?\s{1,3}(?:not|instead of|rather than)\b|"
+    r"keep it (?:to|under|below|short|small|minimal|simple))\b"
 )
 _VERBS: Final = (
     r"(?:use|run|edit|touch|change|modify|commit|push|merge|delete|remove|add|call|install|"
@@ -39,22 +43,27 @@ _VERBS: Final = (
 )
 _RULE: Final = re.compile(
     rf"^{_LEAD}{_IMPERATIVE}"  # an imperative sentence: "Never ...", "Please don't ..."
-    r"|\b(?:you|we)\s{1,3}(?:must|should|shall|need to|have to|are to)(?:n'?t|\s{1,3}not)?"
+    r"|\b(?:you|we)\s{1,3}(?:should|shall|need to|have to|are to)(?:n'?t|\s{1,3}not)?"
     r"\s{1,3}(?!(?:be|been|have|had)\b)(?:always\s{1,3}|never\s{1,3})?[a-z]"  # not "must be"
+    r"|\bmust(?:n'?t|\s{1,3}not)?\s{1,3}(?!(?:be|been|have|had)\b)(?:always\s{1,3}|"
+    r"never\s{1,3})?[a-z]"  # "the tests must pass", "commits must follow ..."
     rf"|\b(?:always|never|don'?t|do not)\s{{1,3}}(?:ever\s{{1,3}})?{_VERBS}"  # bound to an action
-    r"|\b(?:from now on|at all times|without asking|is not allowed|are not allowed|"
-    r"is forbidden|are forbidden)\b"
+    r"|\b(?:from now on|at all times|without asking|under no circumstances|is not allowed|"
+    r"are not allowed|is forbidden|are forbidden)\b"
     r"|\bkeep\b[^.!?\n]{0,60}\b(?:identical|unchanged|intact|as it is|stable|"
     r"backwards?.compatible)\b",
     re.IGNORECASE,
 )
-#: a cheap first search: a text with none of these words holds no rule
+#: a cheap first search: a text with none of these words holds no rule (a prefix each, so
+#: "shouldn't" and "mustn't" pass)
 _RULE_WORDS: Final = re.compile(
-    r"\b(?:always|never|don'?t|dont|do not|avoid|make sure|be sure|remember|stick|only|stop|"
-    r"no more|prefer|keep|must|should|shall|need to|have to|are to|from now on|at all times|"
-    r"without asking|allowed|forbidden)\b",
+    r"\b(?:always|never|don|do not|avoid|make sure|be sure|remember|stick|only|stop|no |"
+    r"prefer|keep|must|should|shall|need to|have to|are to|from now on|at all times|"
+    r"without asking|allowed|forbidden|please|use|under no)",
     re.IGNORECASE,
 )
+#: typographic apostrophes and quotes, read as the plain ones ("Don’t" is "Don't")
+_APOSTROPHES: Final = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\uff07": "'"})
 #: what was chosen or settled (the assistant's side)
 _DECISION: Final = re.compile(
     r"\b(?:decided|decision|going with|go with|chose|chosen|opted|settled on|instead of|"
@@ -98,6 +107,7 @@ def _matching(
 ) -> list[str]:
     if not text:
         return []
+    text = text.translate(_APOSTROPHES)
     if prefilter is not None and not prefilter.search(text):
         return []
     if prefilter is None and not (marker.search(text) or (other and other.search(text))):
