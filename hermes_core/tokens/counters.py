@@ -286,10 +286,39 @@ class TiktokenCounter:
 
     def count_text(self, text: str) -> int:
         # encode_ordinary never raises on "<|endoftext|>" in user text, unlike encode().
-        return len(self._encoding.encode_ordinary(text)) if text else 0
+        if len(text) <= _PIECE_CHARS:
+            return len(self._encoding.encode_ordinary(text)) if text else 0
+        # tiktoken's pre-tokenizer overflows its stack on a run of ~1M spaces (a panic, not
+        # an error): long text is counted in pieces cut before a space between two words,
+        # where the whole text's tokens are cut too
+        return sum(len(self._encoding.encode_ordinary(p)) for p in text_pieces(text))
 
     def __repr__(self) -> str:
         return f"TiktokenCounter({self._name!r})"
+
+
+#: the longest text encoded in one call (well under what tiktoken handles)
+_PIECE_CHARS: Final = 100_000
+_LOOK_BACK: Final = 2_000
+
+
+def text_pieces(text: str, size: int = _PIECE_CHARS) -> list[str]:
+    """``text`` in pieces of at most ``size`` characters, each cut (where one is near) before a
+    single space between two words, so a word keeps its leading space as in the whole text;
+    a run with no such place (all whitespace) is cut where it reaches ``size``."""
+    pieces: list[str] = []
+    start = 0
+    while len(text) - start > size:
+        end = start + size
+        cut = end
+        for j in range(end - 1, max(start + 1, end - _LOOK_BACK), -1):
+            if text[j] == " " and not text[j - 1].isspace() and not text[j + 1].isspace():
+                cut = j
+                break
+        pieces.append(text[start:cut])
+        start = cut
+    pieces.append(text[start:])
+    return pieces
 
 
 class EstimateCounter:
