@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from hermes_core.compression.assemble import MERGED_KEY
+from hermes_core.compression.assemble import MERGED_KEY, is_summary_message
 from hermes_core.errors import HermesError
 from hermes_core.formats.convert import from_openai, to_openai
 from hermes_core.formats.model import (
@@ -238,7 +238,10 @@ class HostFormat:
         unknown = {id(e): e for e in view if self._known(e) is None}
         if not unknown or not self._before:
             return
-        for new_id, original in rewritten_from(view, self._before, merged_key=MERGED_KEY).items():
+        found = rewritten_from(
+            view, self._before, merged_key=MERGED_KEY, is_summary=is_summary_message
+        )
+        for new_id, original in found.items():
             origin = self._known(original)
             if origin is not None and new_id in unknown:
                 self._origins[new_id] = replace(origin, entry=unknown[new_id])

@@ -13,7 +13,7 @@ import pytest
 from test_formats_session import anthropic_round, big_file, responses_round
 
 import hermes_core as hc
-from hermes_core.compression.assemble import MERGED_KEY
+from hermes_core.compression.assemble import MERGED_KEY, is_summary_message
 from hermes_core.compression.engine import Compressor
 from hermes_core.formats import dump_payload, load_payload, payload_problems
 from hermes_core.formats.rewrites import is_rewrite_of, rewritten_from
@@ -188,7 +188,7 @@ def test_formats_a_merged_message_stays_rebuilt_on_the_hosts_objects(
 def test_formats_rewrites_are_told_from_a_summary_and_from_dropped_messages() -> None:
     """What the session's matching takes for a rewrite: a copy with a summary merged in
     front, a pruned tool result, shortened arguments; never the summary itself, nor a
-    dropped message that reads the same as the kept one (the latest original is taken)."""
+    dropped message that reads the same as the kept one (the tail is matched from its end)."""
     call = {"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{}"}}
     ask = {"role": "user", "content": "go on"}
     again = {"role": "user", "content": "go on"}
@@ -200,7 +200,9 @@ def test_formats_rewrites_are_told_from_a_summary_and_from_dropped_messages() ->
     summary = {"role": "assistant", "content": "S", "_compressed_summary": True}
     merged = {**again, "content": "S\n\ngo on", MERGED_KEY: True}
     view = [head, summary, {**said, "tool_calls": [short]}, {**tool, "content": "[pruned]"}]
-    found = rewritten_from([*view, merged], before, merged_key=MERGED_KEY)
+    found = rewritten_from(
+        [*view, merged], before, merged_key=MERGED_KEY, is_summary=is_summary_message
+    )
     assert [found.get(id(m)) for m in [*view, merged]][1:] == [None, said, tool, again]
 
     def rewrite(message: dict[str, Any], original: dict[str, Any]) -> bool:
@@ -211,7 +213,8 @@ def test_formats_rewrites_are_told_from_a_summary_and_from_dropped_messages() ->
     assert not rewrite({**ask, "content": "S\n\ngo on"}, ask)  # not marked merged
     assert rewrite({**ask, "content": "S\n\ngo on", MERGED_KEY: True}, ask)
     # not in the order a compaction keeps what it keeps: no rewrite is guessed
-    assert rewritten_from([again, head], before, merged_key=MERGED_KEY) == {}
+    disordered = [again, head]
+    assert rewritten_from(disordered, before, merged_key=MERGED_KEY, is_summary=bool) == {}
 
 
 @pytest.mark.parametrize("fmt", ["anthropic", "responses"])
