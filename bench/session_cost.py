@@ -82,13 +82,24 @@ class Ours:
     name = "ours"
 
     def __init__(
-        self, system: Message, window: int, stub: StubServer, compression: dict | None = None
+        self,
+        system: Message,
+        window: int,
+        stub: StubServer,
+        compression: dict | None = None,
+        *,
+        review: bool = False,
     ) -> None:
         self._home = tempfile.TemporaryDirectory()
         config = {
             "model": {"context_length": window},
             "auxiliary": {"compression": {"base_url": stub.base_url, "model": "stub"}},
             "compression": compression or {},
+            # the background review (memory and skill nudges) asks the same auxiliary model;
+            # the reference model replays compaction only, so the review is off here and its
+            # own cost is measured apart (--review)
+            "memory": {"nudge_interval": 0 if not review else 10, "flush_min_turns": 0},
+            "skills": {"creation_nudge_interval": 0 if not review else 15},
         }
         self.host = hc.Hermes(load_config(config, home=self._home.name, environ={}))
         self.session = self.host.session("replay", on_event=self._event)
@@ -291,6 +302,13 @@ def main() -> int:
         type=float,
         help="ours' compression.target_ratio (the tail budget; default 0.20), to show the trade",
     )
+    parser.add_argument(
+        "--review",
+        action="store_true",
+        help="ours with the background review on at its defaults (memory every 10 user turns, "
+        "skills every 15 tool iterations): its calls to the auxiliary model count as "
+        "summariser in / out",
+    )
     args = parser.parse_args()
     compression = {} if args.target_ratio is None else {"target_ratio": args.target_ratio}
     if args.prune_rule != "model":
@@ -315,7 +333,7 @@ def main() -> int:
                 for name in args.policies:
                     policy: Any
                     if name == "ours":
-                        policy = Ours(transcript[0], window, stub, compression)
+                        policy = Ours(transcript[0], window, stub, compression, review=args.review)
                     elif name == "reference":
                         policy = Reference(transcript[0], window, stub, meter)
                     else:
