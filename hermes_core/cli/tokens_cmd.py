@@ -64,7 +64,11 @@ def run(args: argparse.Namespace) -> int:
         }
         print(json.dumps(payload, indent=2, ensure_ascii=False))
         return EXIT_OK
-    as_format = "" if conversion.format == "openai" else f", read as {conversion.format}"
+    as_format = ""
+    if conversion.format != "openai":  # the OpenAI form counts a system message, tool messages
+        noun = "item" if conversion.format == "responses" else "message"
+        in_file = count(len(conversion.items), noun)
+        as_format = f", read as {conversion.format}: {in_file} in the file"
     print(
         f"{args.file}: {count(breakdown.messages, 'message')}, "
         f"{count(breakdown.total, 'token')} (counter: {breakdown.counter}, "

@@ -138,6 +138,7 @@ def test_tokens_counts_the_openai_form_and_names_what_it_does_not_count(
     assert report["total"] == expected["total"] > 0
     code, stdout, _ = run(capsys, "tokens", path)
     assert "read as anthropic" in stdout and "not counted" in stdout and "thinking 1" in stdout
+    assert f"{len(source['messages'])} messages in the file" in stdout
 
     responses = write(tmp_path / "r.json", example_in("responses"))
     code, stdout, _ = run(capsys, "tokens", responses, "--json")
