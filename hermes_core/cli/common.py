@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Sequence
 
 from hermes_core.config.loader import LoadedConfig, load_config
-from hermes_core.config.settings import ModelSettings
+from hermes_core.config.settings import ModelSettings, Settings
 from hermes_core.errors import ConfigError, HermesError, PluginLoadError, TokenizerError
 from hermes_core.host.hermes import Hermes
 
@@ -137,3 +137,25 @@ def _cell(value: object) -> str:
     if isinstance(value, float):
         return f"{value:,.2f}"
     return str(value)
+
+
+def add_summarizer_option(parser: argparse.ArgumentParser) -> None:
+    """``--summarizer auto|llm|fallback``, as ``compress`` and ``eval`` take it."""
+    parser.add_argument(
+        "--summarizer",
+        choices=("auto", "llm", "fallback"),
+        default="auto",
+        help="auto: the configured LLM if any, else the deterministic fallback",
+    )
+
+
+def check_summarizer_choice(settings: Settings, summarizer: str) -> None:
+    """``--summarizer llm`` with no summariser LLM configured is a usage error (exit 2)."""
+    from hermes_core.compression.hooks import llm_summarize_fn
+
+    if summarizer == "llm" and llm_summarize_fn(settings) is None:
+        raise CommandError(
+            "--summarizer llm needs a summariser LLM: set auxiliary.compression.base_url "
+            "(and model) in the config",
+            EXIT_USAGE,
+        )

@@ -24,7 +24,9 @@ from hermes_core.cli.common import (
     EXIT_USAGE,
     MAX_TOKENS_OPTION,
     CommandError,
+    add_summarizer_option,
     bounded_int,
+    check_summarizer_choice,
     open_host,
 )
 from hermes_core.cli.formats_option import (
@@ -81,12 +83,7 @@ def register(
         help="output reservation in tokens, less than the window (default: model.max_tokens)",
     )
     parser.add_argument("--model", metavar="NAME", help="model name (default: model.name)")
-    parser.add_argument(
-        "--summarizer",
-        choices=("auto", "llm", "fallback"),
-        default="auto",
-        help="auto: the configured LLM if any, else the deterministic fallback",
-    )
+    add_summarizer_option(parser)
     parser.add_argument("--force", action="store_true", help="compress even under the threshold")
     parser.add_argument(
         "--json",
@@ -98,7 +95,7 @@ def register(
 
 def run(args: argparse.Namespace) -> int:
     from hermes_core.compression.engine import Compressor
-    from hermes_core.compression.hooks import host_hooks, llm_summarize_fn
+    from hermes_core.compression.hooks import host_hooks
     from hermes_core.formats import dump_payload
     from hermes_core.transcript.files import write_payload
 
@@ -114,12 +111,7 @@ def run(args: argparse.Namespace) -> int:
     with Progress() as progress:
         try:
             settings = host.settings
-            if args.summarizer == "llm" and llm_summarize_fn(settings) is None:
-                raise CommandError(
-                    "--summarizer llm needs a summariser LLM: set auxiliary.compression.base_url "
-                    "(and model) in the config",
-                    EXIT_USAGE,
-                )
+            check_summarizer_choice(settings, args.summarizer)
             context_length = args.context_length or settings.model.context_length
             max_tokens = settings.model.max_tokens if args.max_tokens is None else args.max_tokens
             if max_tokens >= context_length:

@@ -20,6 +20,8 @@ from hermes_core.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     CommandError,
+    add_summarizer_option,
+    check_summarizer_choice,
     open_host,
     same_file,
 )
@@ -42,12 +44,7 @@ def register(
     )
     parser.add_argument("file", metavar="FILE", help=FILE_HELP)
     add_format_option(parser)
-    parser.add_argument(
-        "--summarizer",
-        choices=("auto", "llm", "fallback"),
-        default="auto",
-        help="auto: the configured LLM if any, else the deterministic fallback",
-    )
+    add_summarizer_option(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument("--report", metavar="FILE.md", help="also write a Markdown report")
     parser.add_argument("--plot", metavar="FILE.png", help="also write a PNG chart")
@@ -139,7 +136,7 @@ def _write(path: str, data: bytes) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from hermes_core.compression.engine import Compressor
-    from hermes_core.compression.hooks import host_hooks, llm_summarize_fn
+    from hermes_core.compression.hooks import host_hooks
     from hermes_core.evals.measure import EvalError, evaluate
     from hermes_core.evals.plot import retention_png
     from hermes_core.evals.report import to_dict, to_markdown, to_text
@@ -148,12 +145,7 @@ def run(args: argparse.Namespace) -> int:
     host = open_host(args)
     try:
         settings = host.settings
-        if args.summarizer == "llm" and llm_summarize_fn(settings) is None:
-            raise CommandError(
-                "--summarizer llm needs a summariser LLM: set auxiliary.compression.base_url "
-                "(and model) in the config",
-                EXIT_USAGE,
-            )
+        check_summarizer_choice(settings, args.summarizer)
         messages = converted(args.file, read_formatted(args.file, args.format)).messages
         if not messages:
             raise CommandError(f"{args.file}: the transcript holds no message", EXIT_INPUT)
