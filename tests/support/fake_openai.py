@@ -6,8 +6,10 @@ Use it as a context manager (or the ``fake_llm`` fixture from this folder's conf
         llm.script(answer("## Goal\\nShip it."), http_error(503), hang(1.0), disconnect())
         endpoint = ChatEndpoint(llm.base_url, "aux-model", timeout=0.2)
 
-Each request to ``POST /v1/chat/completions`` takes the next step from the script (then
-``llm.default``); every request is recorded in ``llm.requests``. Delays wait on an event that
+Each request to ``POST /v1/chat/completions`` (or another path in ``llm.routes``) takes the
+next step from the script, then asks ``llm.responder`` (a function of the recorded request,
+for a scripted *agent* model that answers what it is sent), then ``llm.default``; every
+request is recorded in ``llm.requests``. Delays wait on an event that
 ``close()`` sets, so a test never waits for a sleeping handler.
 """
 
@@ -17,6 +19,7 @@ import json
 import socket
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -140,6 +143,8 @@ class _State:
     steps: deque[Step] = field(default_factory=deque)
     requests: list[Recorded] = field(default_factory=list)
     default: Step = field(default_factory=answer)
+    responder: Callable[[Recorded], Step] | None = None
+    routes: set[str] = field(default_factory=lambda: {"/v1/chat/completions"})
     stop: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -160,13 +165,24 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             parsed = None
         headers = {key.lower(): value for key, value in self.headers.items()}
-        routed = self.path.rstrip("/") == "/v1/chat/completions"
+        recorded = Recorded("POST", self.path, headers, data, parsed)
         with state.lock:
-            state.requests.append(Recorded("POST", self.path, headers, data, parsed))
+            routed = self.path.split("?")[0].rstrip("/") in state.routes
+            state.requests.append(recorded)
+            responder = None
             if not routed:
                 step = http_error(404, f"no route {self.path}")
+            elif state.steps:
+                step = state.steps.popleft()
+            elif state.responder is not None:
+                responder = state.responder
             else:
-                step = state.steps.popleft() if state.steps else state.default
+                step = state.default
+        if responder is not None:  # outside the lock: a responder may be slow or raise
+            try:
+                step = responder(recorded)
+            except Exception as exc:  # a broken responder is a 500 the test sees
+                step = http_error(500, f"responder failed: {exc!r}")
         if step.delay and state.stop.wait(step.delay):
             self.close_connection = True
             return
@@ -229,6 +245,19 @@ class FakeLLM:
     @default.setter
     def default(self, step: Step) -> None:
         self._state.default = step
+
+    @property
+    def responder(self) -> Callable[[Recorded], Step] | None:
+        return self._state.responder
+
+    @responder.setter
+    def responder(self, function: Callable[[Recorded], Step] | None) -> None:
+        self._state.responder = function
+
+    def add_route(self, path: str) -> None:
+        """Answer ``POST path`` too (e.g. ``/v1/responses``)."""
+        with self._state.lock:
+            self._state.routes.add(path.rstrip("/"))
 
     def script(self, *steps: Step) -> None:
         """Queue responses, answered in order."""
