@@ -1,0 +1,328 @@
+"""``HermesSession``: the Agents SDK's session protocol backed by a hermes-context session.
+
+The SDK reads the history once per run (``get_items``), then appends each step's items
+(``add_items``: the user's input before the first request, then every model response with
+its tool outputs). Everything goes through one :class:`hermes_core.Session` in the
+Responses format, so the store, the compaction, recall and memory sync are ours:
+
+* ``get_items()`` is the start of a run: what is due is compacted there and the compacted
+  view is the history the SDK sends;
+* ``add_items()`` stores the batch (a batch ending with the model's message ends the turn:
+  the memory providers get it, the background review may start) and anchors our token count
+  on the usage of the request just answered, read from the run's context (the SDK passes it
+  to sessions whose methods take ``wrapper``), when that request was the list we prepared;
+* ``model_input_filter`` (``RunConfig(call_model_input_filter=...)``, or
+  :meth:`HermesSession.run_config`) prepares *every* request, so a run with many tool calls
+  stays under the window too: within a run the SDK grows its list in memory without asking
+  the session.
+
+``pop_item`` and ``clear_session`` archive rows, never delete them (``hermes-context sessions
+show --all ID`` prints them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+import weakref
+from collections.abc import Collection, Mapping
+from dataclasses import replace
+from typing import Any
+
+from hermes_core.errors import HermesError, InvalidArgument, SessionError
+from hermes_core.formats import blank, from_openai
+from hermes_core.host.events import EventListener, SessionEvent
+from hermes_core.host.hermes import Hermes
+from hermes_core.host.session import Session
+from hermes_plugins.openai_agents.items import ends_reply, input_items, usage_record
+
+__all__ = ["HermesSession"]
+
+log = logging.getLogger("hermes_context.openai_agents")
+
+Item = dict[str, Any]
+
+
+class HermesSession:
+    """An Agents SDK session (``Runner.run(agent, input, session=...)``) kept in our store,
+    compacted by our compressor, per user."""
+
+    session_settings: Any = None  # the SDK's SessionSettings; None: no item limit
+
+    def __init__(
+        self,
+        session_id: str,
+        *,
+        host: Hermes | None = None,
+        user_id: str | None = None,
+        skip_memory: bool = False,
+        toolsets: Collection[str] | None = None,
+        on_event: EventListener | None = None,
+    ) -> None:
+        if host is not None and not isinstance(host, Hermes):
+            raise InvalidArgument.of("host", "a hermes_core.Hermes (Hermes.from_config())", host)
+        self._owns_host = host is None
+        self.host = host if host is not None else Hermes.from_config()
+        self.session_id = session_id
+        self.user_id = user_id
+        self._options: dict[str, Any] = {
+            "user_id": user_id,
+            "skip_memory": skip_memory,
+            "toolsets": toolsets,
+        }
+        self._listener = on_event
+        self.compactions = 0  # compactions this object saw finish (compressed or pruned)
+        self.hermes = self._open()
+        self._items: list[Item] | None = None  # the SDK's list as we know it (Responses items)
+        self._cut = 0  # items before what get_items(limit) handed out
+        self._usage: tuple[object, int] = (None, 0)  # the run's Usage and the entries read
+        self._request_known = False  # the request being answered is what prepare returned
+        self._diverged = False  # a compaction since the SDK took our view (no input filter)
+        self._system: str | None = None
+        self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._closed = False
+
+    def _open(self) -> Session:
+        return self.host.session(
+            self.session_id, message_format="responses", on_event=self._event, **self._options
+        )
+
+    def _event(self, event: SessionEvent) -> None:
+        status = str(event.data.get("status", ""))
+        if event.kind == "compression_finished" and status.startswith(("compressed", "pruned")):
+            self.compactions += 1
+        if self._listener is not None:
+            self._listener(event)
+
+    def _lock(self) -> asyncio.Lock:
+        """One lock per event loop (``Runner.run_sync`` runs each call on a fresh loop)."""
+        loop = asyncio.get_running_loop()
+        lock = self._locks.get(loop)
+        if lock is None:
+            lock = self._locks[loop] = asyncio.Lock()
+        return lock
+
+    def _check_open(self, call: str) -> None:
+        if self._closed:
+            raise SessionError(
+                f"{call}() on closed HermesSession {self.session_id!r}: open a new HermesSession "
+                "with the same id to go on (the conversation is in the store)"
+            )
+
+    def _host_list(self) -> list[Item]:
+        """The SDK's list as we know it; after a restart, our stored view in Responses form."""
+        if self._items is None:
+            payload = from_openai(self.hermes.messages, blank("responses"))
+            items = payload.get("input") if isinstance(payload, Mapping) else payload
+            self._items = list(items or [])
+        return self._items
+
+    # --- the SDK's session protocol ---------------------------------------------------------
+
+    async def get_items(self, limit: int | None = None, wrapper: Any = None) -> list[Item]:
+        """The history to send: the compacted view (compacting first when it is due). With
+        ``limit``: the newest ``limit`` items of the conversation as the SDK holds it."""
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
+            raise InvalidArgument.of("limit", "an int or None", limit)
+        async with self._lock():
+            self._check_open("get_items")
+            if limit is not None:
+                items = self._host_list()
+                self._cut = max(len(items) - max(limit, 0), 0)
+                return copy.deepcopy(items[self._cut :])
+            known = self._host_list()
+            # an empty list is not handed in: the session would remember it as the host's
+            # list, and the first real one would then read as a rewritten history
+            sent = await self.hermes.aprepare(known) if known else []
+            self._items, self._cut = list(sent), 0
+            self._diverged = self._request_known = False
+            return copy.deepcopy(self._items)
+
+    async def add_items(self, items: list[Item], wrapper: Any = None) -> None:
+        """Store the SDK's new items; a batch that ends with the model's message ends the
+        turn. Nothing is stored or changed when an item cannot be read."""
+        batch = input_items(items)
+        async with self._lock():
+            self._check_open("add_items")
+            await self._anchor(wrapper)
+            candidate = [*self._host_list(), *batch]
+            if ends_reply(batch):
+                await self.hermes.aend_turn(candidate)
+                self._request_known = False
+            else:
+                before = self.compactions
+                await self.hermes.aprepare(candidate)
+                self._diverged = self._diverged or self.compactions != before
+                self._request_known = not self._diverged
+            self._items = candidate
+
+    async def pop_item(self, wrapper: Any = None) -> Item | None:
+        """Take back the newest item (a retry, a correction): its row is archived, not
+        deleted; ``None`` when the conversation is empty."""
+        async with self._lock():
+            self._check_open("pop_item")
+            items = self._host_list()
+            if not items:
+                return None
+            popped, rest = items[-1], items[:-1]
+            if rest:
+                await self.hermes.aprepare(rest)  # a shorter list: the rest is archived
+            else:
+                await asyncio.to_thread(self._archive_all)
+            self._items, self._cut = rest, 0
+            self._request_known = False
+            return copy.deepcopy(popped)
+
+    async def clear_session(self, wrapper: Any = None) -> None:
+        """Start the conversation over under the same id: every row is archived (kept, out of
+        the active view) and the compaction state is reset; the review's flush runs first."""
+        async with self._lock():
+            self._check_open("clear_session")
+            await asyncio.to_thread(self._archive_all)
+            self._items, self._cut = [], 0
+            self._request_known = self._diverged = False
+
+    def _archive_all(self) -> None:
+        """Close our session (the review's flush, the providers' drain), archive its active
+        rows with an empty state, and open it again, empty."""
+        current = self.hermes.session_id
+        self.hermes.close()
+        store = self.host.session_store
+        if store is not None:
+            store.commit_compaction(current, [], [], in_place=True)
+            store.save_state(current, {})
+        self.hermes = self._open()
+        self._system = None
+
+    # --- every request: the input filter and the usage anchor --------------------------------
+
+    async def model_input_filter(self, data: Any) -> Any:
+        """``RunConfig.call_model_input_filter``: the request the SDK is about to send,
+        prepared by our session (stored, compacted when due) and the agent's instructions
+        with our frozen memory blocks."""
+        from agents.run_config import ModelInputData
+
+        given = input_items(data.model_data.input, "model input")
+        async with self._lock():
+            self._check_open("model_input_filter")
+            known = self._host_list()
+            full = [*known[: self._cut], *given] if self._cut else given
+            sent = await self.hermes.aprepare(full)
+            self._request_known = True
+            instructions = await self._instructions(data.model_data.instructions)
+        return ModelInputData(input=copy.deepcopy(sent), instructions=instructions)
+
+    async def _instructions(self, given: str | None) -> str | None:
+        if given is None or given == self._system:
+            return given
+        if not isinstance(given, str):
+            return given
+        self._system = await asyncio.to_thread(self.hermes.system_prompt, given)
+        return self._system
+
+    async def _anchor(self, wrapper: Any) -> None:
+        """Anchor our count on the newest request's usage, when that request was the list our
+        last prepare returned. A usage record we cannot read is logged and skipped: it never
+        fails the host's turn."""
+        usage = getattr(wrapper, "usage", None)
+        entries = getattr(usage, "request_usage_entries", None)
+        if not isinstance(entries, list):
+            return
+        owner, seen = self._usage
+        fresh = entries[seen if owner is usage else 0 :]
+        self._usage = (usage, len(entries))
+        if not fresh or not self._request_known:
+            return
+        self._request_known = False
+        try:
+            record = usage_record(fresh[-1])
+        except HermesError as exc:
+            log.warning("session %s: usage not recorded: %s", self.session_id, exc)
+            return
+        await self.hermes.arecord_usage(record)
+
+    # --- for hosts ----------------------------------------------------------------------------
+
+    async def arecord_usage(self, usage: object) -> None:
+        """Anchor the count on a response's usage yourself (an SDK without ``wrapper``):
+        ``HermesError`` for a record whose counts are not whole numbers."""
+        record = usage_record(usage)
+        async with self._lock():
+            self._check_open("arecord_usage")
+            await self.hermes.arecord_usage(record)
+
+    def run_config(self, base: Any = None) -> Any:
+        """``base`` (or a new ``RunConfig``) whose input filter prepares every request here;
+        a filter ``base`` already has runs first."""
+        from agents import RunConfig
+
+        config = base if base is not None else RunConfig()
+        theirs = getattr(config, "call_model_input_filter", None)
+        if theirs is None:
+            return replace(config, call_model_input_filter=self.model_input_filter)
+
+        async def chained(data: Any) -> Any:
+            first = theirs(data)
+            if asyncio.iscoroutine(first):
+                first = await first
+            return await self.model_input_filter(replace(data, model_data=first))
+
+        return replace(config, call_model_input_filter=chained)
+
+    def tools(self) -> list[Any]:
+        """Our memory tools as the SDK's ``FunctionTool`` objects, bound to this session."""
+        from hermes_plugins.openai_agents.tools import hermes_tools
+
+        return hermes_tools(self)
+
+    def system_prompt(self, base: str) -> str:
+        """``base`` with our frozen memory blocks (what the input filter does to the agent's
+        instructions), for a host that sets the instructions itself."""
+        self._check_open("system_prompt")
+        self._system = self.hermes.system_prompt(base)
+        return self._system
+
+    async def call_tool(self, name: str, arguments: str | Mapping[str, Any]) -> str:
+        """Run one of our tools; JSON text always, errors included (the model reads them)."""
+        if self._closed:
+            return '{"success": false, "error": "the session is closed"}'
+        try:
+            return await self.hermes.ahandle_tool_call(name, arguments)
+        except HermesError as exc:
+            import json
+
+            return json.dumps({"success": False, "error": str(exc)})
+
+    async def on_overflow(self, status: int, message: str) -> None:
+        """The provider refused a request as too long: the next request is compacted at once."""
+        await asyncio.to_thread(self.hermes.on_overflow, status, message)
+
+    def close(self) -> None:
+        """End our session (the review's flush, the providers' drain); safe to call twice.
+        A host made for this session is closed too."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.hermes.close()
+        finally:
+            if self._owns_host:
+                self.host.close()
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self.close)
+
+    async def __aenter__(self) -> HermesSession:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def __enter__(self) -> HermesSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

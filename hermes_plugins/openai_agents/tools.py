@@ -1,0 +1,49 @@
+"""Our memory tools (``memory``, ``session_search``, ``skill_manage``, a provider's tools) as
+the Agents SDK's ``FunctionTool`` objects.
+
+Why a function tool per schema rather than decorated Python functions: the schemas are ours
+(the same the OpenAI and Anthropic hosts get), and every call goes through the session's
+``handle_tool_call``, which answers JSON text for errors too, so a tool call of ours never
+raises into the SDK's run.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hermes_plugins.openai_agents.session import HermesSession
+
+__all__ = ["hermes_tools"]
+
+_EMPTY = {"type": "object", "properties": {}}
+
+
+def hermes_tools(session: HermesSession) -> list[Any]:
+    """The session's tools as ``FunctionTool`` objects (non-strict schemas: ours have optional
+    arguments), each bound to ``session``."""
+    from agents import FunctionTool
+
+    tools = []
+    for schema in session.hermes.tools():
+        function = schema.get("function") or {}
+        name = str(function.get("name") or "")
+        if not name:
+            continue
+        tools.append(
+            FunctionTool(
+                name=name,
+                description=str(function.get("description") or ""),
+                params_json_schema=dict(function.get("parameters") or _EMPTY),
+                on_invoke_tool=_invoker(session, name),
+                strict_json_schema=False,
+            )
+        )
+    return tools
+
+
+def _invoker(session: HermesSession, name: str) -> Any:
+    async def invoke(context: Any, arguments: str) -> str:
+        return await session.call_tool(name, arguments)
+
+    return invoke
