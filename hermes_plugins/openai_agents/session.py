@@ -213,7 +213,8 @@ class HermesSession:
             sent = await self.hermes.aprepare(full)
             self._request_known = True
             instructions = await self._instructions(data.model_data.instructions)
-        return ModelInputData(input=copy.deepcopy(sent), instructions=instructions)
+        sent_items: list[Any] = copy.deepcopy(sent)
+        return ModelInputData(input=sent_items, instructions=instructions)
 
     async def _instructions(self, given: str | None) -> str | None:
         if given is None or given == self._system:

@@ -231,7 +231,9 @@ class AgentModel:
             if chat:
                 return self._chat(None, [(name, args, call_id)], tokens, cached)
             item = function_call_item(name, args, call_id, item_id=f"fc_{number}")
-            return response([item], usage_record=usage(tokens, 20, cached), response_id=f"r{number}")
+            return response(
+                [item], usage_record=usage(tokens, 20, cached), response_id=f"r{number}"
+            )
         seen = done[-1].text[:80] if done else ask[:80]
         filler = " ".join(f"note{number}-{k}" for k in range(self.reply_chars // 12))
         text = f"Answer {number} to: {seen} | {filler}"

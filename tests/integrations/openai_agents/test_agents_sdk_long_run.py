@@ -1,0 +1,118 @@
+"""A long conversation through the Agents SDK's own ``Runner`` with our session: 60+ turns with
+tool calls in a 16K window, against a loopback model that refuses anything over the window.
+
+What must hold: compaction happens through our code several times, no request exceeds the
+window, every request and the history the host keeps are valid for the provider (each
+function_call_output after its function_call), our memory tool works from inside the run,
+and our store holds the transcript.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from agents_sdk_support import (
+    WINDOW,
+    converse,
+    host_config,
+    make_agent,
+    pair_problems,
+    require_agents,
+)
+
+require_agents()
+
+from fake_openai import FakeLLM  # noqa: E402
+from fake_responses import RESPONSES, AgentModel  # noqa: E402
+
+import hermes_core as hc  # noqa: E402
+from hermes_plugins.openai_agents import HermesSession  # noqa: E402
+
+TURNS = 64
+
+
+@pytest.fixture
+def llm() -> Iterator[FakeLLM]:
+    with FakeLLM() as server:
+        server.add_route(RESPONSES)
+        server.responder = AgentModel(window=WINDOW)
+        yield server
+
+
+@pytest.mark.parametrize("api", ["responses", "chat"])
+def test_sixty_turns_with_tools_stay_under_a_16k_window(
+    llm: FakeLLM, tmp_path: Path, api: str
+) -> None:
+    asyncio.run(_sixty_turns(llm, tmp_path, api))
+
+
+async def _sixty_turns(llm: FakeLLM, tmp_path: Path, api: str) -> None:
+    model = llm.responder
+    assert isinstance(model, AgentModel)
+    events: list[str] = []
+    host = hc.Hermes.from_config(host_config(), home=tmp_path / "home")
+    session = HermesSession(
+        "long-1", host=host, user_id="alice", on_event=lambda e: events.append(e.kind)
+    )
+    agent = make_agent(session, llm.base_url, api)
+    results = await converse(session, agent, 0, TURNS)
+
+    # the SDK's own loop ran every turn to a text reply, calling tools on the way
+    assert len(results) == TURNS
+    assert all(str(r.final_output).startswith("Answer ") for r in results)
+    calls = [i for r in results for i in r.new_items if i.type == "tool_call_item"]
+    names = {getattr(i.raw_item, "name", None) for i in calls}
+    assert {"lookup", "memory", "session_search"} <= names
+    assert len(model.prompts) > TURNS + 30  # tool rounds are requests of their own
+
+    # compaction through our code, several times; never a request over the window
+    assert session.compactions >= 3, session.compactions
+    assert events.count("compaction_committed") >= 3
+    assert model.refused == [] and max(model.prompts) <= WINDOW
+    assert "transcript_replaced" not in events and "store_error" not in events
+    # every request carried valid tool pairs, and so does the history the host keeps
+    assert model.broken == []
+    history = await session.get_items()
+    assert pair_problems(history) == []
+    assert pair_problems(results[-1].to_input_list()) == []
+    # the history is what we compacted: far shorter than the conversation
+    assert len(history) < TURNS
+
+    # our memory tool wrote the user's facts from inside the run
+    user_md = (tmp_path / "home" / "memories" / "users").rglob("USER.md")
+    assert any("prefers green tea" in p.read_text() for p in user_md)
+    # the store holds every message: the active view plus the archived rows
+    store = host.session_store
+    assert store is not None
+    rows = store.messages(session.hermes.session_id, include_archived=True)
+    users = [r for r in rows if r.message.get("role") == "user"]
+    assert len(users) >= TURNS
+    assert any(not r.active for r in rows)
+    await session.aclose()
+    host.close()
+
+
+def test_without_the_filter_the_session_alone_compacts_between_runs(
+    llm: FakeLLM, tmp_path: Path
+) -> None:
+    asyncio.run(_plain(llm, tmp_path))
+
+
+async def _plain(llm: FakeLLM, tmp_path: Path) -> None:
+    """``Runner.run(agent, input, session=...)`` and nothing else: each run starts from our
+    compacted view, so a conversation of short turns stays under the window."""
+    model = llm.responder
+    assert isinstance(model, AgentModel)
+    host = hc.Hermes.from_config(host_config(), home=tmp_path / "home")
+    session = HermesSession("plain-1", host=host, user_id="alice")
+    agent = make_agent(session, llm.base_url)
+    results = await converse(session, agent, 0, 60, filtered=False)
+    assert len(results) == 60
+    assert session.compactions >= 2
+    assert model.refused == [] and max(model.prompts) <= WINDOW
+    assert model.broken == []
+    await session.aclose()
+    host.close()

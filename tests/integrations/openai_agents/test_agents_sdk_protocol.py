@@ -1,0 +1,135 @@
+"""The session protocol's edges: bad input from a host is a clear error raised before anything
+changes (never a traceback from deep inside), a usage record we cannot read never fails the
+turn, ``pop_item`` and ``clear_session`` archive rather than delete, ``limit`` reads the tail."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from agents_sdk_support import WINDOW, host_config, make_agent, require_agents
+
+require_agents()
+
+from agents import RunConfig, Runner  # noqa: E402
+from agents.memory import Session as SDKSession  # noqa: E402
+from fake_openai import FakeLLM  # noqa: E402
+from fake_responses import RESPONSES, AgentModel  # noqa: E402
+
+import hermes_core as hc  # noqa: E402
+from hermes_plugins.openai_agents import HermesSession  # noqa: E402
+
+USER = {"role": "user", "content": "where is the config file?"}
+REPLY = {
+    "type": "message",
+    "role": "assistant",
+    "content": [{"type": "output_text", "text": "In ~/.app/config.yaml.", "annotations": []}],
+}
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Iterator[hc.Hermes]:
+    made = hc.Hermes.from_config(host_config(), home=tmp_path / "home")
+    yield made
+    made.close()
+
+
+def rows(host: hc.Hermes, session: HermesSession, *, archived: bool = False) -> list[Any]:
+    store = host.session_store
+    assert store is not None
+    return store.messages(session.hermes.session_id, include_archived=archived)
+
+
+def test_it_is_the_sdks_session(host: hc.Hermes) -> None:
+    session = HermesSession("p-0", host=host, user_id="u")
+    assert isinstance(session, SDKSession)
+    session.close()
+
+
+def test_bad_input_is_a_clear_error_and_changes_nothing(
+    host: hc.Hermes, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def run() -> None:
+        session = HermesSession("p-1", host=host, user_id="u")
+        await session.add_items([USER])
+        with pytest.raises(hc.InvalidMessages, match=r"item 1: .*got object"):
+            await session.add_items([REPLY, object()])
+        with pytest.raises(hc.InvalidArgument, match="items"):
+            await session.add_items("hello")  # type: ignore[arg-type]
+        with pytest.raises(hc.InvalidArgument, match="limit"):
+            await session.get_items(limit="3")  # type: ignore[arg-type]
+        with pytest.raises(hc.InvalidMessages):  # an output for no call: refused, not stored
+            await session.add_items(
+                [{"type": "function_call_output", "call_id": "x", "output": ""}]
+            )
+        assert len(rows(host, session)) == 1
+        # a usage record with strings: refused when handed in, skipped (logged) in a run
+        with pytest.raises(hc.HermesError, match="input_tokens must be a whole number"):
+            await session.arecord_usage({"input_tokens": "12", "output_tokens": 3})
+        run_usage = SimpleNamespace(request_usage_entries=[{"input_tokens": "12"}])
+        with caplog.at_level(logging.WARNING, logger="hermes_context.openai_agents"):
+            await session.add_items([REPLY], wrapper=SimpleNamespace(usage=run_usage))
+        assert "usage not recorded" in caplog.text
+        assert len(rows(host, session)) == 2
+        # the wrong state: every call after close says so
+        await session.aclose()
+        for call in (session.get_items(), session.add_items([USER]), session.pop_item()):
+            with pytest.raises(hc.SessionError, match="closed HermesSession"):
+                await call
+        with pytest.raises(hc.SessionError, match="closed"):
+            await session.clear_session()
+
+    asyncio.run(run())
+
+
+def test_a_bad_tool_call_is_an_answer_for_the_model_not_a_failed_turn(
+    host: hc.Hermes,
+) -> None:
+    async def run() -> None:
+        with FakeLLM() as llm:
+            llm.add_route(RESPONSES)
+            llm.responder = AgentModel(window=WINDOW)
+            session = HermesSession("p-2", host=host, user_id="u")
+            agent = make_agent(session, llm.base_url)
+            config = session.run_config(RunConfig(tracing_disabled=True))
+            text = 'remember this [tool memory {"action": "explode"}]'
+            result = await Runner.run(agent, text, session=session, run_config=config)
+            assert str(result.final_output).startswith("Answer ")
+            outputs = [i.output for i in result.new_items if i.type == "tool_call_output_item"]
+            assert len(outputs) == 1 and '"success": false' in str(outputs[0])
+            await session.aclose()
+
+    asyncio.run(run())
+
+
+def test_pop_and_clear_archive_rows_never_delete_them(host: hc.Hermes) -> None:
+    async def run() -> None:
+        session = HermesSession("p-3", host=host, user_id="u")
+        assert await session.pop_item() is None
+        await session.add_items([USER])
+        await session.add_items([REPLY])
+        popped = await session.pop_item()
+        assert popped == REPLY
+        assert [i.get("role") for i in await session.get_items()] == ["user"]
+        assert len(rows(host, session)) == 1
+        assert len(rows(host, session, archived=True)) == 2  # the reply is archived, kept
+        await session.add_items([REPLY])
+        assert len(await session.get_items(limit=1)) == 1
+        await session.clear_session()
+        assert await session.get_items() == []
+        assert rows(host, session) == []
+        assert len(rows(host, session, archived=True)) == 3
+        # the conversation goes on under the same id, from nothing
+        await session.add_items([USER])
+        assert [i.get("role") for i in await session.get_items()] == ["user"]
+        await session.aclose()
+        again = HermesSession("p-3", host=host, user_id="u")
+        assert [i.get("role") for i in await again.get_items()] == ["user"]
+        again.close()
+
+    asyncio.run(run())
