@@ -17,6 +17,7 @@ from hermes_core.compression import arguments, policy
 from hermes_core.compression import state as persisted
 from hermes_core.compression.arguments import check_compressor_arguments, check_flag, check_messages
 from hermes_core.compression.assemble import SYSTEM_ROLES, assemble, is_summary_message
+from hermes_core.compression.guidance import Guidance, summary_extra
 from hermes_core.compression.hooks import (
     CompressionHooks,
     SummarizeFn,
@@ -94,6 +95,7 @@ class Compressor(PruneStop):
         self.hooks = hooks
         self.unreachable_falls_back = unreachable_falls_back
         self.compactions = 0
+        self._guidance: Guidance | None = None  # this compress() call's, if any
         self.previous_summary: str | None = None
         self._wall_clock = wall_clock  # only to age persisted timers (export/restore_state)
         self._started = False
@@ -111,14 +113,20 @@ class Compressor(PruneStop):
     # --- the pipeline --------------------------------------------------------------------
 
     def compress(
-        self, messages: Sequence[Mapping[str, Any]], *, force: bool = False
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        force: bool = False,
+        guidance: Guidance | None = None,
     ) -> CompressionResult:
-        """Compress when due (or when ``force``); never mutates ``messages``.
+        """Compress when due (or when ``force``); never mutates ``messages``. ``guidance``:
+        a focus topic and memory notes the summary must keep (compression/guidance.py).
 
         ``stats["summarizer_usage"]`` reports what the summariser cost (see
         :class:`~hermes_core.compression.summary_usage.SummarizerUsage`)."""
         check_messages(messages)
         check_flag("force", force)
+        self._guidance = guidance if isinstance(guidance, Guidance) else None
         started = time.perf_counter()
         source = [m if isinstance(m, dict) else dict(m) for m in messages]
         usage = SummarizerUsage(count=self.count)
@@ -376,7 +384,7 @@ class Compressor(PruneStop):
             context=SummaryContext(
                 model=self.model,
                 context_length=self.context_length,
-                extra={"provider_notes": notes} if notes else {},
+                extra=summary_extra(notes, self._guidance),
             ),
             count_text=self.counter.count_text,
             abort_on_failure=self.settings.compression.abort_on_summary_failure,

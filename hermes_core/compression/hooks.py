@@ -73,7 +73,9 @@ def llm_summarize_fn(
         budget_tokens: int,
         context: SummaryContext,
     ) -> str | None:
-        return summarizer.summarize(list(messages), previous_summary, budget_tokens).text
+        return summarizer.summarize(
+            list(messages), previous_summary, budget_tokens, extra=context.extra
+        ).text
 
     return summarize
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from hermes_core.compression.guidance import guided_prompt
 from hermes_core.compression.prompts import first_prompt, update_prompt
 from hermes_core.compression.serialize import MAX_SUMMARY_INPUT_CHARS, head_tail, serialize_turns
 from hermes_core.compression.summary_usage import record_summarizer_call
@@ -189,8 +190,11 @@ class LLMSummarizer:
         messages: Sequence[Mapping[str, Any]],
         previous_summary: str | None,
         budget_tokens: int,
+        *,
+        extra: Mapping[str, Any] | None = None,
     ) -> SummaryOutcome:
-        """The summary of ``messages`` (updating ``previous_summary``), or raise LLMError."""
+        """The summary of ``messages`` (updating ``previous_summary``), or raise LLMError.
+        ``extra``: the focus and memory handover of a guided compaction (guidance.py)."""
         if self.primary is None:
             raise LLMError(
                 "no summariser is configured; set auxiliary.compression.base_url "
@@ -198,7 +202,7 @@ class LLMSummarizer:
                 kind="not_found",
             )
         previous = redact(previous_summary).strip() if previous_summary else ""
-        prompt = _capped_prompt(messages, previous, budget_tokens)
+        prompt = guided_prompt(_capped_prompt(messages, previous, budget_tokens), extra)
         endpoints = [self.primary] + ([self.fallback] if self.fallback else [])
         attempts: list[tuple[str, str]] = []
         for index, endpoint in enumerate(endpoints):

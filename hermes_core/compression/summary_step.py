@@ -21,6 +21,7 @@ from hermes_core.compression.anchors import DEFAULT_LEDGER_CHARS, extract_anchor
 from hermes_core.compression.assemble import is_summary_message, unwrap_summary
 from hermes_core.compression.directives import Stated, find_directives, strip_directive_lines
 from hermes_core.compression.fallback import fallback_summary
+from hermes_core.compression.guidance import guided_fallback
 from hermes_core.compression.hooks import CompressionHooks
 from hermes_core.compression.policy import CompressionGuard
 from hermes_core.compression.reloads import carried, pointers_for, with_pointers
@@ -113,7 +114,11 @@ def summarize_step(
     if text is not None:
         draft = _with_ledger(redact(text), middle_original)
     else:
-        draft = fallback_summary(middle_original, previous_summary=previous)
+        draft = guided_fallback(
+            fallback_summary(middle_original, previous_summary=previous),
+            middle_original,
+            context.extra,
+        )
     # Redacted before the budget is applied (a label may be longer than the secret) and again
     # after the previous summary's ledger is merged in: it may come from an older version.
     body = guard_summary(

@@ -9,10 +9,14 @@ process moved on is reloaded; a compaction with ``in_place: false`` continues in
 from __future__ import annotations
 
 import logging
+import threading
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from hermes_core.compression.arguments import check_flag
+from hermes_core.compression.guidance import Guidance
 from hermes_core.errors import SessionError, StaleSessionError
 from hermes_core.host.events import EventListener, emit
 from hermes_core.host.session_state import MAX_ID_CHARS, SessionState, compaction_counters
@@ -52,6 +56,7 @@ class CompactionSteps:
     _base: str | None
     _system_prompt: str | None
     _last_seq: int
+    _lock: threading.RLock
 
     @property
     def session_id(self) -> str:
@@ -67,13 +72,48 @@ class CompactionSteps:
     def _reload(self) -> None:
         raise NotImplementedError
 
-    def _compress_when_due(self) -> None:
-        tokens = self.compressor.observe(self.view.sent)
-        go, _why = self.compressor.should_compress(tokens)
-        if not go:
-            return
+    def _check_open(self) -> None:
+        raise NotImplementedError
+
+    def _save_state(self) -> None:
+        raise NotImplementedError
+
+    def _take(self, messages: Sequence[Mapping[str, Any]], *, with_recall: bool) -> None:
+        raise NotImplementedError
+
+    def compact(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        force: bool = False,
+        focus: str | None = None,
+        memory_context: str = "",
+        prompt_tokens: int | None = None,
+    ) -> list[Message]:
+        """For a host that decides *when* itself and hands over its list (hermes-agent's
+        ``compress()``): take the list in, compact now when due (``force``: at once, past the
+        guard's cooldowns) keeping ``focus`` and ``memory_context`` in the summary, commit to
+        the store, and return the active transcript (copies). ``prompt_tokens``: the host's
+        real count of the request this list made, which anchors the trigger."""
+        with self._lock:
+            self._check_open()
+            check_flag("force", force)
+            self._take(messages, with_recall=False)
+            real = prompt_tokens if isinstance(prompt_tokens, int) else 0
+            if real > 0 and not isinstance(prompt_tokens, bool):
+                self.compressor.update_from_usage({"prompt_tokens": real}, self.view.sent)
+            self._compress_when_due(force=force, guidance=Guidance(focus, memory_context))
+            self._save_state()
+            return [dict(m) for m in self.view.sent]
+
+    def _compress_when_due(self, *, force: bool = False, guidance: Guidance | None = None) -> None:
+        if not force:
+            tokens = self.compressor.observe(self.view.sent)
+            go, _why = self.compressor.should_compress(tokens)
+            if not go:
+                return
         before = self.compressor.export_state()
-        result = self.compressor.compress(self.view.sent)
+        result = self.compressor.compress(self.view.sent, force=force, guidance=guidance)
         forms = list(result.messages)
         changed = result.status in ("compressed", "pruned")
         if self.state.overflowed:
