@@ -19,6 +19,7 @@ from hermes_core.cli import (
     compress_cmd,
     config_cmd,
     eval_cmd,
+    hermes_agent_cmd,
     memory_cmd,
     plugins_cmd,
     sessions_cmd,
@@ -40,6 +41,7 @@ COMMANDS = (
     eval_cmd,
     plugins_cmd,
     config_cmd,
+    hermes_agent_cmd,
 )
 
 

@@ -1,0 +1,37 @@
+"""hermes-context inside hermes-agent (the ``hermes-agent`` extra).
+
+Two plugins, as hermes-agent 0.19 takes them: a context engine (the ``hermes_agent.plugins``
+entry point ``hermes-context``, whose ``register(ctx)`` calls ``ctx.register_context_engine``;
+chosen by ``context.engine: hermes-context``) and a memory provider (loaded from the shim
+``hermes-context hermes-agent install`` writes to ``$HERMES_HOME/plugins/hermes_context``;
+chosen by ``memory.provider: hermes_context``). Modules: ``engine``, ``provider``, ``runtime``
+(what both share in a process), ``tools`` (names and the error guard), ``install`` (the shim).
+
+hermes-agent is imported only by ``engine`` and ``provider``, and only when hermes-agent
+loads them; ``install`` works without it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["memory_provider", "register", "register_memory"]
+
+
+def register(ctx: Any) -> None:
+    """hermes-agent's plugin entry: our context engine."""
+    from hermes_plugins.hermes_agent.engine import HermesContextEngine
+
+    ctx.register_context_engine(HermesContextEngine())
+
+
+def memory_provider() -> Any:
+    """A fresh memory provider (hermes-agent makes one per agent)."""
+    from hermes_plugins.hermes_agent.provider import HermesContextMemory
+
+    return HermesContextMemory()
+
+
+def register_memory(ctx: Any) -> None:
+    """The memory-provider loader's entry (the installed shim calls it)."""
+    ctx.register_memory_provider(memory_provider())

@@ -1,0 +1,275 @@
+"""hermes-agent's ``ContextEngine`` backed by our ``Session`` and ``Compressor``.
+
+hermes-agent keeps the message list and asks the engine three things: *whether* to compact
+(``should_compress`` on the provider's real prompt count, the preflight estimate), *how*
+(``compress`` returns the new list), and what the token fields say for its status line. Each
+answer comes from our session for the hermes session id: the trigger is our threshold and
+anti-thrash guard, ``compress`` takes the host's list into our store and compacts it there
+(summary, archive, compaction state committed under the same id), so a restarted host that
+resumes the id finds our state where it left it.
+
+The host never gets our exception: a bad argument or a call before ``on_session_start`` is
+logged in one line and answered with the harmless default (the list unchanged, ``False``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agent.context_engine import ContextEngine  # type: ignore[import-untyped]
+
+from hermes_core import Session
+from hermes_core.compression.engine import Compressor
+from hermes_core.errors import HermesError
+from hermes_core.sessions.search_tool import SESSION_SEARCH_SCHEMA
+from hermes_plugins.hermes_agent.runtime import clean_user, context_home, runtime
+from hermes_plugins.hermes_agent.tools import (
+    arguments_of,
+    guarded,
+    host_name,
+    our_name,
+    tool_error,
+)
+
+__all__ = ["ENGINE_NAME", "HermesContextEngine"]
+
+log = logging.getLogger("hermes_context.hermes_agent")
+ENGINE_NAME = "hermes-context"
+_ENGINE_TOOLS = frozenset({"session_search"})
+
+
+def _count(value: Any, what: str) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise HermesError(f"{what} must be a whole number of tokens, got {value!r}")
+    return value
+
+
+class HermesContextEngine(ContextEngine):  # type: ignore[misc]
+    """Selected with ``context.engine: hermes-context`` in hermes-agent's config.yaml."""
+
+    #: the provider's last real prompt count (hermes-agent logs it when preflight defers;
+    #: ``last_prompt_tokens`` it overwrites with its own estimates)
+    last_real_prompt_tokens: int = 0
+
+    def __init__(self) -> None:
+        self._session: Session | None = None
+        self._session_id: str | None = None
+        self._home: Path | None = None
+        self._model = ""
+        self._holder = f"engine-{id(self)}"
+        self._probe: Compressor | None = None
+        self._overhead = 0  # the host's tokens beside the messages: system prompt, tools
+
+    @property
+    def name(self) -> str:
+        return ENGINE_NAME
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> HermesContextEngine:
+        """hermes-agent copies the registered engine for each agent: a fresh, unbound one
+        with the same window (a session is opened by the copy's own ``on_session_start``)."""
+        twin = HermesContextEngine()
+        twin._model, twin.context_length = self._model, self.context_length
+        twin.threshold_tokens = self.threshold_tokens
+        return twin
+
+    # --- session lifecycle -------------------------------------------------------------------
+
+    def on_session_start(self, session_id: str, **kwargs: Any) -> None:
+        guarded("on_session_start", None, lambda: self._start(session_id, kwargs))
+
+    def _start(self, session_id: Any, kwargs: Mapping[str, Any]) -> None:
+        if not isinstance(session_id, str) or not session_id.strip():
+            raise HermesError(f"on_session_start needs a session id, got {session_id!r}")
+        if session_id == self._session_id and self._session is not None:
+            return  # an in-place compaction boundary: same conversation, same session
+        home = context_home(kwargs.get("hermes_home"))
+        self._release()
+        user = clean_user(kwargs.get("user_id")) or runtime().user_of(session_id)
+        self._session = runtime().acquire(home, session_id, self._holder, user_id=user)
+        self._session_id, self._home = session_id, home
+        model = kwargs.get("model")
+        if isinstance(model, str) and model:
+            self._model = model
+        self._follow_window()
+        self.compression_count = self._session.compressor.compactions
+
+    def on_session_end(self, session_id: str, messages: list[dict[str, Any]]) -> None:
+        def end() -> None:
+            session = self._need("on_session_end")
+            if isinstance(messages, list) and messages:
+                session.end_turn(messages)
+
+        guarded("on_session_end", None, end)
+        self._release()
+
+    def on_session_reset(self) -> None:
+        super().on_session_reset()
+        self._release()
+
+    def _release(self) -> None:
+        if self._session is not None and self._home is not None and self._session_id:
+            runtime().release(self._home, self._session_id, self._holder)
+        self._session = None
+        self._session_id = None
+
+    def _committed(self) -> int:
+        if self._home is None or not self._session_id:
+            return 0
+        return runtime().committed(self._home, self._session_id)
+
+    def _need(self, what: str) -> Session:
+        if self._session is None:
+            raise HermesError(f"{what} was called before on_session_start: no session to use")
+        return self._session
+
+    # --- window and usage --------------------------------------------------------------------
+
+    def update_model(  # noqa: PLR0917 - the ABC's signature
+        self,
+        model: str,
+        context_length: int,
+        base_url: str = "",
+        api_key: str = "",
+        provider: str = "",
+        api_mode: str = "",
+    ) -> None:
+        def follow() -> None:
+            self._model = model if isinstance(model, str) else ""
+            self.context_length = _count(context_length, "context_length")
+            self._follow_window()
+
+        guarded("update_model", None, follow)
+
+    def _follow_window(self) -> None:
+        """Our compressor takes the host's window; ``threshold_tokens`` is then ours (our
+        ``compression.threshold`` and ``threshold_tokens`` cap, not the host's percentage)."""
+        if not self.context_length:
+            return
+        if self._session is not None:
+            self._session.set_model(self._model, context_length=self.context_length)
+            self.threshold_tokens = self._session.compressor.threshold_tokens
+            return
+        settings = runtime().host(self._home or context_home(None)).settings
+        self._probe = Compressor(settings, context_length=self.context_length, model=self._model)
+        self.threshold_tokens = self._probe.threshold_tokens
+
+    def update_from_response(self, usage: dict[str, Any]) -> None:
+        def take() -> None:
+            if not isinstance(usage, Mapping):
+                raise HermesError(f"usage must be a mapping, got {type(usage).__name__}")
+            prompt = _count(usage.get("prompt_tokens"), "usage prompt_tokens")
+            completion = _count(usage.get("completion_tokens"), "usage completion_tokens")
+            total = usage.get("total_tokens")
+            self.last_total_tokens = (
+                _count(total, "usage total_tokens") if total is not None else (prompt + completion)
+            )
+            self.last_prompt_tokens, self.last_completion_tokens = prompt, completion
+            self.last_real_prompt_tokens = prompt
+            if self._session is not None and prompt > 0:
+                # judges our last compaction (the anti-thrash guard waits for this figure), in
+                # the units our count has: the messages, without hermes-agent's system prompt
+                # and tool schemas (a fixed share that no compaction can save)
+                messages_only = max(1, prompt - self._overhead)
+                self._session.compressor.update_from_usage({"prompt_tokens": messages_only})
+
+        guarded("update_from_response", None, take)
+
+    # --- the decision -------------------------------------------------------------------------
+
+    def should_compress(self, prompt_tokens: int | None = None) -> bool:
+        def decide() -> bool:
+            session = self._need("should_compress")
+            given = _count(prompt_tokens, "prompt_tokens")
+            tokens = given or max(self.last_prompt_tokens, 0)
+            return session.compressor.should_compress(tokens)[0]
+
+        return guarded("should_compress", False, decide)
+
+    def should_compress_preflight(self, messages: list[dict[str, Any]]) -> bool:
+        def decide() -> bool:
+            session = self._need("should_compress_preflight")
+            if not isinstance(messages, list):
+                raise HermesError(f"messages must be a list, got {type(messages).__name__}")
+            return session.compressor.should_compress(session.compressor.count(messages))[0]
+
+        return guarded("should_compress_preflight", False, decide)
+
+    def should_defer_preflight_to_real_usage(self, rough_tokens: int) -> bool:
+        """Trust the provider's last real count over the host's rough estimate only while
+        that count fit and the estimate is no more than a fifth above our threshold."""
+        if not isinstance(rough_tokens, int) or isinstance(rough_tokens, bool):
+            return False
+        real = self.last_real_prompt_tokens
+        fits = 0 < real < self.threshold_tokens
+        return fits and self.threshold_tokens <= rough_tokens <= self.threshold_tokens * 1.2
+
+    def has_content_to_compress(self, messages: list[dict[str, Any]]) -> bool:
+        def any_middle() -> bool:
+            if not isinstance(messages, list):
+                raise HermesError(f"messages must be a list, got {type(messages).__name__}")
+            talk = [m for m in messages if isinstance(m, Mapping) and m.get("role") != "system"]
+            return len(talk) > int(self.protect_first_n) + 2
+
+        return guarded("has_content_to_compress", False, any_middle)
+
+    def compress(
+        self,
+        messages: list[dict[str, Any]],
+        current_tokens: int | None = None,
+        focus_topic: str | None = None,
+        force: bool = False,
+        memory_context: str = "",
+    ) -> list[dict[str, Any]]:
+        def run() -> list[dict[str, Any]]:
+            session = self._need("compress")
+            if not isinstance(messages, list):
+                raise HermesError(f"messages must be a list, got {type(messages).__name__}")
+            if focus_topic is not None and not isinstance(focus_topic, str):
+                raise HermesError(f"focus_topic must be text, got {type(focus_topic).__name__}")
+            tokens = _count(current_tokens, "current_tokens") or self.last_real_prompt_tokens
+            if tokens > 0:
+                self._overhead = max(0, tokens - session.compressor.count(messages))
+            before = self._committed()
+            # the decision was ours already (should_compress: threshold and anti-thrash
+            # guard) or the user's (/compress): compact now, whatever the count says
+            out = session.compact(
+                messages,
+                force=True,
+                focus=focus_topic,
+                memory_context=memory_context if isinstance(memory_context, str) else "",
+                prompt_tokens=tokens - self._overhead if tokens > 0 else None,
+            )
+            if self._committed() > before:
+                self.compression_count += 1
+            return out
+
+        return guarded("compress", messages, run)
+
+    # --- tools and status ---------------------------------------------------------------------
+
+    def get_tool_schemas(self) -> list[dict[str, Any]]:
+        """``hc_session_search`` (our store, archived turns included); known before a session
+        starts, since hermes-agent asks first."""
+        function = dict(SESSION_SEARCH_SCHEMA["function"])
+        function["name"] = host_name("session_search")
+        return [function]
+
+    def handle_tool_call(self, name: str, args: dict[str, Any], **kwargs: Any) -> str:
+        def run() -> str:
+            ours = our_name(str(name))
+            if ours not in _ENGINE_TOOLS:
+                return tool_error(f"hermes-context has no tool {name!r}")
+            return self._need(f"tool {name}").handle_tool_call(ours, arguments_of(args))
+
+        return guarded(f"tool {name}", tool_error(f"{name} failed; see the log"), run)
+
+    def get_status(self) -> dict[str, Any]:
+        status: dict[str, Any] = dict(super().get_status())
+        status["engine"] = ENGINE_NAME
+        status["session_id"] = self._session_id
+        return status
