@@ -116,3 +116,40 @@ async def _plain(llm: FakeLLM, tmp_path: Path) -> None:
     assert model.broken == []
     await session.aclose()
     host.close()
+
+
+@pytest.mark.parametrize("filtered", [True, False])
+def test_one_run_of_many_tool_calls_needs_the_input_filter(
+    llm: FakeLLM, tmp_path: Path, filtered: bool
+) -> None:
+    """Within a run the SDK grows its list in memory without asking the session: only the
+    input filter (``session.run_config()``) compacts between those requests. Without it, a
+    run of 45 tool calls goes over the window (the reason the filter is part of the setup)."""
+    asyncio.run(_sweep(llm, tmp_path, filtered))
+
+
+async def _sweep(llm: FakeLLM, tmp_path: Path, filtered: bool) -> None:
+    from agents import RunConfig, Runner
+    from openai import BadRequestError
+
+    model = llm.responder
+    assert isinstance(model, AgentModel)
+    host = hc.Hermes.from_config(host_config(), home=tmp_path / "home")
+    session = HermesSession("sweep-1", host=host, user_id="alice")
+    agent = make_agent(session, llm.base_url)
+    await converse(session, agent, 1, 3, filtered=filtered)
+    base = RunConfig(tracing_disabled=True)
+    config = session.run_config(base) if filtered else base
+    sweep = 'run the sweep [tool lookup {"q": "s"} x45]'
+    if filtered:
+        result = await Runner.run(agent, sweep, session=session, run_config=config, max_turns=60)
+        assert str(result.final_output).startswith("Answer ")
+        assert model.refused == [] and max(model.prompts) <= WINDOW
+        assert session.compactions >= 1
+    else:
+        with pytest.raises(BadRequestError, match="maximum context length"):
+            await Runner.run(agent, sweep, session=session, run_config=config, max_turns=60)
+        assert model.refused
+    assert model.broken == []
+    await session.aclose()
+    host.close()
