@@ -48,6 +48,20 @@ class InvalidMessages(HermesError):
         self.problems = list(problems or [])
 
 
+class NotAMessage(InvalidMessages, InvalidArgument):
+    """An item of a message list is neither a mapping nor an SDK object (``.model_dump()``).
+    Both an invalid transcript (``problems``) and a wrong argument type, so code catching
+    either (or ``TypeError``) keeps working; the message says what to pass instead."""
+
+    HINT = (
+        "pass message dicts, or the SDK's own objects as they are (anything with "
+        ".model_dump(), e.g. response.choices[0].message)"
+    )
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        super().__init__(f"{message}; {self.HINT}", problems)
+
+
 class TranscriptError(InvalidMessages):
     """A transcript file or stream could not be read or parsed."""
 

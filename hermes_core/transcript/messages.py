@@ -11,7 +11,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from hermes_core.errors import InvalidArgument
+from hermes_core.errors import InvalidArgument, NotAMessage
+from hermes_core.transcript.objects import as_message_list
 from hermes_core.transcript.validation import KNOWN_ROLES, role_of, tool_call_ids, validate_messages
 
 __all__ = [
@@ -46,13 +47,15 @@ def to_wire(messages: Iterable[Mapping[str, Any]]) -> list[Message]:
 
     Every dict and list is copied at every depth (tuples become lists), so later edits of the
     result never reach the input and vice versa; strings, numbers and other leaves are shared.
+    SDK objects are read as their dicts.
     """
     if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
         raise InvalidArgument.of("messages", "a list of message dicts", messages)
-    messages = list(messages)
+    messages = as_message_list(list(messages))
     for index, message in enumerate(messages):
         if not isinstance(message, Mapping):
-            raise InvalidArgument.of(f"messages[{index}]", "a message dict", message)
+            wrong = InvalidArgument.of(f"messages[{index}]", "a message dict", message)
+            raise InvalidArgument(f"{wrong}; {NotAMessage.HINT}")
     return [
         {
             key: _copy_json(value)

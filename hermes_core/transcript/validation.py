@@ -10,6 +10,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from hermes_core.transcript.objects import as_message_list
+
 __all__ = [
     "KNOWN_ROLES",
     "MAX_NESTING",
@@ -179,7 +181,9 @@ class _Validator:
 
     def check(self, i: int, msg: object) -> None:
         if not isinstance(msg, dict):
-            self.add(i, f"expected a message object with a role, got {kind_of(msg)}")
+            json_kind = msg is None or isinstance(msg, (str, int, float, list, tuple))
+            hint = "" if json_kind else "; pass a dict, or the SDK's object (with .model_dump())"
+            self.add(i, f"expected a message object with a role, got {kind_of(msg)}{hint}")
             self.close(i)
             return
         for field in _too_deep_fields(msg):
@@ -360,13 +364,13 @@ def validate_messages(messages: object, *, allow_pending_tool_calls: bool = Fals
     (any non-tool message ends the block; parallel results may come in any order). A system or
     developer message anywhere is fine. With ``allow_pending_tool_calls`` the calls of a trailing
     assistant message may still lack results (an in-flight turn); by default they are reported,
-    since a provider rejects such a request.
+    since a provider rejects such a request. SDK objects are read as their dicts.
     """
     if not isinstance(messages, (list, tuple)):
         return [f"transcript: expected a list of messages, got {kind_of(messages)}"]
     if not messages:
         return ["transcript: no messages; a request needs at least one user message"]
-    return _Validator(messages).run(allow_pending_tool_calls)
+    return _Validator(as_message_list(messages, lenient=True)).run(allow_pending_tool_calls)
 
 
 def tool_call_ids(msg: Mapping[str, Any]) -> list[str]:
