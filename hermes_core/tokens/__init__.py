@@ -4,6 +4,7 @@ Why a facade: callers (the compressor, the CLI, hosts) need one place to import 
 each idea lives in its own module: :mod:`~hermes_core.tokens.counters` (text counters, offline
 tiktoken, the estimate), :mod:`~hermes_core.tokens.costs` (the one cost function and its cache),
 :mod:`~hermes_core.tokens.usage` (the usage-anchored running count),
+:mod:`~hermes_core.tokens.reported` (the prompt's size in a usage record of any API),
 :mod:`~hermes_core.tokens.breakdown` (reports), and for one compression
 :mod:`~hermes_core.tokens.table` (costs counted exactly only where a decision needs it) over
 :mod:`~hermes_core.tokens.bounds` (what a cost is known to be before it is counted).
@@ -35,6 +36,7 @@ from hermes_core.tokens.counters import (
     estimate_tokens,
     get_counter,
 )
+from hermes_core.tokens.reported import PromptUsage, prompt_usage
 from hermes_core.tokens.usage import RunningTokenCount
 
 __all__ = [
@@ -47,6 +49,7 @@ __all__ = [
     "BpeLoader",
     "EstimateCounter",
     "MessageCostCache",
+    "PromptUsage",
     "RunningTokenCount",
     "TiktokenCounter",
     "TokenBreakdown",
@@ -60,5 +63,6 @@ __all__ = [
     "get_counter",
     "message_digest",
     "message_tokens",
+    "prompt_usage",
     "token_breakdown",
 ]

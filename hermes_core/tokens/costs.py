@@ -14,7 +14,8 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from hermes_core.errors import InvalidArgument, InvalidMessages
+from hermes_core.errors import InvalidArgument, InvalidMessages, NotAMessage
+from hermes_core.transcript.objects import as_message_list
 from hermes_core.transcript.validation import MAX_NESTING
 
 if TYPE_CHECKING:
@@ -359,36 +360,31 @@ def check_message_list(messages: Sequence[Any]) -> None:
         if not isinstance(m, Mapping)
     ]
     if problems:
-        raise InvalidMessages(
-            f"cannot count tokens: {len(problems)} malformed message(s)", problems
-        )
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise NotAMessage(f"cannot count tokens: {problems[0]}{more}", problems)
 
 
 def count_tokens(
-    messages_or_text: str | Sequence[Mapping[str, Any]],
+    messages_or_text: str | Sequence[Any],
     *,
     model: str | None = None,
     mode: str = "auto",
     image_tokens: int = DEFAULT_IMAGE_TOKENS,
     counter: TokenCounter | None = None,
 ) -> int:
-    """Tokens in a text, or in a message list as a prompt (messages plus reply priming).
-
-    An empty list costs 0. ``counter`` overrides ``model``/``mode``.
-    """
+    """Tokens in a text, or in a message list as a prompt (messages plus reply priming; SDK
+    objects as their dicts). An empty list costs 0. ``counter`` overrides ``model``/``mode``."""
     if isinstance(messages_or_text, str):
         return (counter if counter is not None else get_counter(model, mode)).count_text(
             messages_or_text
         )
     if not isinstance(messages_or_text, (list, tuple)):
         hint = " (pass a list of messages)" if isinstance(messages_or_text, Mapping) else ""
-        raise InvalidArgument.of(
-            "count_tokens' first argument",
-            f"a str or a list of message dicts{hint}",
-            messages_or_text,
-        )
+        expected = f"a str or a list of message dicts{hint}"
+        raise InvalidArgument.of("count_tokens' first argument", expected, messages_or_text)
     if not messages_or_text:
         return 0
+    messages_or_text = as_message_list(messages_or_text)
     check_message_list(messages_or_text)
     active = counter if counter is not None else get_counter(model, mode)
     total = 0
