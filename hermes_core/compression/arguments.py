@@ -13,7 +13,9 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from hermes_core.errors import InvalidArgument, InvalidMessages
+from hermes_core.errors import InvalidArgument, NotAMessage
+from hermes_core.tokens.reported import prompt_usage
+from hermes_core.transcript.objects import as_message_list, is_sdk_object
 
 __all__ = [
     "check_compressor_arguments",
@@ -61,28 +63,23 @@ def check_compressor_arguments(
 
 
 def check_messages(messages: object, name: str = "messages") -> None:
-    """``messages`` must be a list (or tuple) of mappings: the list itself of the wrong type
-    is an :class:`InvalidArgument`; an item that is not a mapping makes it an invalid
-    transcript (:class:`InvalidMessages`, naming the item)."""
+    """``messages`` must be a list (or tuple) of mappings or SDK objects: the list itself of
+    the wrong type is an :class:`InvalidArgument`; an item that is neither makes it an
+    invalid transcript (:class:`NotAMessage`, naming the item and what to pass)."""
     if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
-        hint = " (wrap one message in a list)" if isinstance(messages, Mapping) else ""
+        one = isinstance(messages, Mapping) or is_sdk_object(messages)
+        hint = " (wrap one message in a list)" if one else ""
         raise InvalidArgument.of(name, _MESSAGES + hint, messages)
     for index, message in enumerate(messages):
-        if not isinstance(message, Mapping):
+        if not isinstance(message, Mapping) and not is_sdk_object(message):
             problem = f"{name}[{index}]: expected a message dict, got {type(message).__name__}"
-            raise InvalidMessages(f"invalid transcript: {problem}", [problem])
+            raise NotAMessage(f"invalid transcript: {problem}", [problem])
 
 
 def check_usage(usage: object, messages: object) -> None:
-    """``update_from_usage``'s arguments: the API's ``usage`` mapping, and the messages
-    that were sent (or None)."""
-    if not isinstance(usage, Mapping):
-        raise InvalidArgument.of(
-            "usage",
-            "the API response's usage as a mapping ({'prompt_tokens': ...}; an SDK object: "
-            "pass usage.model_dump())",
-            usage,
-        )
+    """``update_from_usage``'s arguments: a usage record (a mapping or the SDK's object, in
+    any API's shape: tokens/reported.py), and the messages that were sent (or None)."""
+    prompt_usage(usage)
     if messages is not None:
         check_messages(messages)
 
@@ -98,14 +95,19 @@ def checked_methods(cls: _C) -> _C:
     surface checked at the boundary too: ``set_model(5)``, ``set_model("m",
     context_length="5")``, ``note_overflow(None)``, ``should_compress("5")``, ``count(None)``
     and ``Compressor(clock=5)`` raise :class:`InvalidArgument` saying what was expected,
-    instead of an ``AttributeError`` or ``TypeError`` from deep inside, later. (A decorator,
-    not overrides: the methods are the trigger's, and the engine stays a list of phases.)"""
+    instead of an ``AttributeError`` or ``TypeError`` from deep inside, later; ``compress``,
+    ``observe``, ``count`` and ``update_from_usage`` read SDK objects as their dicts
+    (transcript/objects.py). (A decorator, not overrides: the methods are the trigger's, and
+    the engine stays a list of phases.)"""
     for name, wrap in (
         ("__init__", _init),
         ("set_model", _set_model),
         ("note_overflow", _note_overflow),
         ("should_compress", _should_compress),
         ("count", _count),
+        ("observe", _observe),
+        ("compress", _compress),
+        ("update_from_usage", _update_from_usage),
     ):
         method = getattr(cls, name)
         setattr(cls, name, functools.wraps(method)(wrap(method)))
@@ -165,8 +167,41 @@ def _should_compress(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _count(method: Callable[..., int]) -> Callable[..., int]:
-    def count(self: object, messages: Sequence[Mapping[str, Any]]) -> int:
+    def count(self: object, messages: Sequence[Any]) -> int:
         check_messages(messages)
-        return method(self, messages)
+        return method(self, as_message_list(messages))
 
     return count
+
+
+def _observe(method: Callable[..., int]) -> Callable[..., int]:
+    def observe(self: object, messages: Sequence[Any]) -> int:
+        check_messages(messages)
+        return method(self, as_message_list(messages))
+
+    return observe
+
+
+def _compress(method: Callable[..., Any]) -> Callable[..., Any]:
+    """SDK objects (``ChatCompletionMessage``...) are read as their dicts, once, here."""
+
+    def compress(self: object, messages: Sequence[Any], **options: Any) -> Any:
+        check_messages(messages)
+        return method(self, as_message_list(messages), **options)
+
+    return compress
+
+
+def _update_from_usage(method: Callable[..., None]) -> Callable[..., None]:
+    """Any API's usage record (a mapping or the SDK's object) as the ``prompt_tokens`` the
+    trigger reads; :class:`InvalidArgument` for a bad one, before anything changes."""
+
+    def update_from_usage(self: object, usage: object, messages: object = None) -> None:
+        reported = prompt_usage(usage)
+        if messages is not None:
+            check_messages(messages)
+            messages = as_message_list(messages)
+        prompt = {} if reported is None else {"prompt_tokens": reported.tokens}
+        method(self, prompt, messages)
+
+    return update_from_usage
