@@ -1,7 +1,9 @@
 """The entry points: a payload in any format to OpenAI messages and back, and its problems.
 
 Why one dispatch: the command line and :class:`~hermes_core.host.session.Session` need the
-same three calls whatever the host speaks; OpenAI payloads pass through unchanged.
+same three calls whatever the host speaks; OpenAI payloads pass through unchanged. SDK objects
+(messages, content blocks, output items) are read as their dicts here, at the edge
+(:mod:`hermes_core.transcript.objects`).
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_core.errors import InvalidMessages
+from hermes_core.errors import InvalidMessages, NotAMessage
 from hermes_core.formats.anthropic import anthropic_from_openai, anthropic_to_openai
 from hermes_core.formats.anthropic_checks import anthropic_problems
 from hermes_core.formats.detect import detect
@@ -17,6 +19,7 @@ from hermes_core.formats.model import Converted, check_format
 from hermes_core.formats.responses import responses_from_openai, responses_to_openai
 from hermes_core.formats.responses_checks import responses_problems
 from hermes_core.transcript.messages import to_wire
+from hermes_core.transcript.objects import as_message_list, plain_payload
 from hermes_core.transcript.validation import kind_of, validate_messages
 
 __all__ = [
@@ -36,6 +39,7 @@ def to_openai(payload: Any, fmt: str = "openai", *, allow_pending: bool = True) 
     not valid in its format. ``allow_pending``: the calls of the last turn may lack results
     (an in-flight turn, as the compressor accepts)."""
     fmt = check_format(fmt)
+    payload = plain_payload(payload)
     if fmt == "anthropic":
         return anthropic_to_openai(payload, allow_pending=allow_pending)
     if fmt == "responses":
@@ -52,9 +56,10 @@ def to_openai(payload: Any, fmt: str = "openai", *, allow_pending: bool = True) 
     return Converted("openai", payload)
 
 
-def from_openai(messages: Sequence[Mapping[str, Any]], converted: Converted) -> Any:
+def from_openai(messages: Sequence[Any], converted: Converted) -> Any:
     """``messages`` (``converted.messages``, or what a compaction made of them) in the host's
     format and shape. Messages kept unchanged come back as the host's own objects."""
+    messages = _messages(messages)
     if converted.format == "anthropic":
         return anthropic_from_openai([dict(m) for m in messages], converted)
     if converted.format == "responses":
@@ -76,6 +81,7 @@ def payload_problems(payload: Any, fmt: str) -> list[str]:
     """Every problem of ``payload`` in format ``fmt`` ([] when valid): the format's own
     checks (indexes into its messages or items), else those of the OpenAI messages it makes."""
     fmt = check_format(fmt)
+    payload = plain_payload(payload, lenient=True)
     if fmt == "openai":
         try:
             converted = to_openai(payload, "openai")
@@ -93,14 +99,25 @@ def payload_problems(payload: Any, fmt: str) -> list[str]:
 def load_payload(obj: Any, fmt: str | None = None) -> Converted:
     """What the command line calls on a parsed file: ``fmt`` (``None``: detect; a payload
     that fits several formats reads the same in each, so it is read as OpenAI)."""
+    obj = plain_payload(obj)
     if fmt is None:
         fmt = detect(obj) or "openai"
     return to_openai(obj, fmt)
 
 
-def dump_payload(messages: Sequence[Mapping[str, Any]], converted: Converted) -> Any:
+def dump_payload(messages: Sequence[Any], converted: Converted) -> Any:
     """``messages`` back in the payload's format, ready for ``json.dumps`` (for OpenAI the
     in-process ``_`` keys are dropped, as ``to_wire`` does)."""
     if converted.format == "openai":
         return from_openai(to_wire(messages), converted)
     return from_openai(messages, converted)
+
+
+def _messages(messages: Sequence[Any]) -> list[Any]:
+    """OpenAI messages handed to the way back, SDK objects read as dicts."""
+    out = as_message_list(list(messages))
+    for index, message in enumerate(out):
+        if not isinstance(message, Mapping):
+            problem = f"message {index}: expected a message dict, got {type(message).__name__}"
+            raise NotAMessage(problem, [problem])
+    return list(out)

@@ -14,6 +14,7 @@ from typing import Any, Final, cast
 
 from hermes_core.errors import InvalidMessages
 from hermes_core.formats.model import FORMATS, Format
+from hermes_core.transcript.objects import plain_payload
 
 __all__ = ["detect"]
 
@@ -73,6 +74,7 @@ def detect(payload: object) -> Format | None:
     """``"openai"``, ``"anthropic"`` or ``"responses"`` when the shape says so; ``None`` when
     it fits several (plain role-and-text messages). ``InvalidMessages`` when its parts
     contradict each other (say which two), or it is not a payload at all."""
+    payload = plain_payload(payload, lenient=True)  # SDK objects vote as their dicts
     votes: list[tuple[str, frozenset[str]]] = []
     items: Any = payload
     if isinstance(payload, Mapping):
