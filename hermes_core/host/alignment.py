@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hermes_core.errors import InvalidMessages
+from hermes_core.errors import NotAMessage
 from hermes_core.tokens.costs import message_digest
 
 __all__ = ["Mark", "extends", "mark_of"]
@@ -49,7 +49,7 @@ class Mark:
 
 def mark_of(messages: Sequence[Mapping[str, Any]]) -> Mark:
     """The mark of the host's list: its length and the digests of three of its messages
-    (``InvalidMessages`` naming one that is not a message dict: it is read before the new
+    (``NotAMessage`` naming one that is not a message dict: it is read before the new
     messages are checked one by one)."""
     if not messages:
         return Mark(0)
@@ -58,7 +58,7 @@ def mark_of(messages: Sequence[Mapping[str, Any]]) -> Mark:
         if not isinstance(messages[index], Mapping):
             kind = type(messages[index]).__name__
             problem = f"message {index}: expected a dict, got {kind}"
-            raise InvalidMessages(problem, [problem])
+            raise NotAMessage(problem, [problem])
     return Mark(
         n,
         message_digest(messages[0]),

@@ -17,13 +17,13 @@ __all__ = ["AsyncTwins"]
 class AsyncTwins:
     """``aprepare``, ``arecord_usage``, ``aend_turn``, ``ahandle_tool_call``, ``aclose``."""
 
-    def prepare(self, messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    def prepare(self, messages: Sequence[Any]) -> list[dict[str, Any]]:
         raise NotImplementedError
 
-    def record_usage(self, usage: Mapping[str, Any]) -> None:
+    def record_usage(self, usage: object) -> None:
         raise NotImplementedError
 
-    def end_turn(self, messages: Sequence[Mapping[str, Any]]) -> None:
+    def end_turn(self, messages: Sequence[Any]) -> None:
         raise NotImplementedError
 
     def handle_tool_call(self, name: str, arguments: Mapping[str, Any] | str) -> str:
@@ -32,13 +32,13 @@ class AsyncTwins:
     def close(self) -> None:
         raise NotImplementedError
 
-    async def aprepare(self, messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    async def aprepare(self, messages: Sequence[Any]) -> list[dict[str, Any]]:
         return await asyncio.to_thread(self.prepare, messages)
 
-    async def arecord_usage(self, usage: Mapping[str, Any]) -> None:
+    async def arecord_usage(self, usage: object) -> None:
         await asyncio.to_thread(self.record_usage, usage)
 
-    async def aend_turn(self, messages: Sequence[Mapping[str, Any]]) -> None:
+    async def aend_turn(self, messages: Sequence[Any]) -> None:
         await asyncio.to_thread(self.end_turn, messages)
 
     async def ahandle_tool_call(self, name: str, arguments: Mapping[str, Any] | str) -> str:

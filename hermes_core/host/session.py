@@ -44,6 +44,8 @@ from hermes_core.host.session_state import (
 from hermes_core.host.view import ActiveView, sent_form
 from hermes_core.memory.calls import MemoryEvent
 from hermes_core.sessions.store import SessionRecord, SessionStore
+from hermes_core.tokens.reported import prompt_usage
+from hermes_core.transcript.objects import as_message_list
 from hermes_core.types import SessionInfo
 
 if TYPE_CHECKING:
@@ -190,7 +192,7 @@ class Session(AbsorbSteps, AsyncTwins):
                 return self.skills.handle(arguments)
             return self.memory.handle(self.info, self.store, name, arguments)
 
-    def prepare(self, messages: Sequence[Mapping[str, Any]]) -> list[Message]:
+    def prepare(self, messages: Sequence[Any]) -> list[Message]:
         """Before each request: the list to send (wire form, in the host's message format;
         treat it as read-only)."""
         with self._lock:
@@ -204,32 +206,31 @@ class Session(AbsorbSteps, AsyncTwins):
                 return self.formats.outgoing(self.view.sent, self.view.wire())
             return self.view.wire()
 
-    def _take(self, messages: Sequence[Mapping[str, Any]], *, with_recall: bool) -> None:
-        """Absorb the host's list (converted first when it speaks another format)."""
-        given = messages if self.formats is None else self.formats.incoming(messages)
+    def _take(self, messages: Sequence[Any], *, with_recall: bool) -> None:
+        """Absorb the host's list (SDK objects read as dicts; converted first when it speaks
+        another format)."""
+        fmt = self.formats
+        given = as_message_list(messages) if fmt is None else fmt.incoming(messages)
         self._absorb(check_messages(given), with_recall=with_recall)
         if self.formats is not None:
             self.formats.remember(self.view.sent)
 
-    def record_usage(self, usage: Mapping[str, Any]) -> None:
-        """After each response: its ``usage`` (``prompt_tokens`` is what counts)."""
+    def record_usage(self, usage: object) -> None:
+        """After each response: its ``usage`` (a mapping, the SDK's object or the whole
+        response, in any API's shape: tokens/reported.py) anchors the count."""
         with self._lock:
             self._check_open()
-            if not isinstance(usage, Mapping):
-                raise HermesError(
-                    f"record_usage() needs the response's usage mapping, got {type(usage).__name__}"
-                )
-            usage = usage if self.formats is None else self.formats.usage(usage)
-            sent = self.view.sent
-            if len(sent) != self._sent_len:  # end_turn came first: anchor on what was sent
-                sent = sent[: self._sent_len]
-            self.compressor.update_from_usage(usage, sent)
-            prompt = usage.get("prompt_tokens")
-            if isinstance(prompt, int) and not isinstance(prompt, bool) and prompt >= 0:
-                self._count({"requests": 1, "prompt_tokens": prompt})
+            reported = prompt_usage(usage)  # InvalidArgument before anything changes
+            if reported is not None:
+                sent = self.view.sent
+                if len(sent) != self._sent_len:  # end_turn came first: anchor on what was sent
+                    sent = sent[: self._sent_len]
+                self.compressor.update_from_usage({"prompt_tokens": reported.tokens}, sent)
+                cached = {"cached_prompt_tokens": reported.cached} if reported.cached else {}
+                self._count({"requests": 1, "prompt_tokens": reported.tokens, **cached})
             self._save_state()
 
-    def end_turn(self, messages: Sequence[Mapping[str, Any]]) -> None:
+    def end_turn(self, messages: Sequence[Any]) -> None:
         """The reply was delivered: persist it and hand the turn to the memory providers."""
         with self._lock:
             self._check_open()

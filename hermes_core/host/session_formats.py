@@ -43,11 +43,6 @@ from hermes_core.tokens.costs import message_digest
 __all__ = ["HostFormat", "host_format"]
 
 Message = dict[str, Any]
-# usage keys of a response, per format, whose sum is the prompt's size in tokens
-_PROMPT_KEYS = {
-    "anthropic": ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"),
-    "responses": ("input_tokens",),
-}
 
 
 def host_format(message_format: object) -> HostFormat | None:
@@ -267,14 +262,3 @@ class HostFormat:
             record.sources.extend(Source(item, units, digest) for units, digest in origin.siblings)
             placed[id(message)] = first
         return first + origin.part
-
-    def usage(self, usage: Mapping[str, Any]) -> Mapping[str, Any]:
-        """The response's usage with ``prompt_tokens`` (what the session counts) added from
-        the format's own keys, when it has none."""
-        if "prompt_tokens" in usage:
-            return usage
-        values = [usage.get(key) for key in _PROMPT_KEYS[self.format]]
-        counted = [v for v in values if isinstance(v, int) and not isinstance(v, bool) and v >= 0]
-        if not counted:
-            return usage
-        return {**usage, "prompt_tokens": sum(counted)}

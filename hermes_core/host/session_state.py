@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from hermes_core.errors import InvalidMessages, SessionError
+from hermes_core.errors import InvalidMessages, NotAMessage, SessionError
 from hermes_core.host.alignment import Mark
 
 __all__ = [
@@ -119,15 +119,15 @@ def check_messages(messages: object) -> list[Any]:
 
 
 def check_items(messages: list[Any], start: int = 0) -> list[dict[str, Any]]:
-    """``messages[start:]`` as message dicts; :class:`InvalidMessages` naming the first item
-    that is not a mapping (shape only: roles and pairing are the compressor's to check)."""
+    """``messages[start:]`` as message dicts; :class:`NotAMessage` naming the first item that
+    is not a mapping (shape only: roles and pairing are the compressor's to check)."""
     out: list[dict[str, Any]] = []
     for index in range(start, len(messages)):
         message = messages[index]
         if not isinstance(message, dict):
             if not isinstance(message, Mapping):
                 problem = f"message {index}: expected a dict, got {type(message).__name__}"
-                raise InvalidMessages(problem, [problem])
+                raise NotAMessage(problem, [problem])
             message = dict(message)
         out.append(message)
     return out

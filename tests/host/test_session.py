@@ -167,7 +167,7 @@ def test_record_usage_anchors_on_exactly_what_prepare_returned(tmp_path: Path) -
         session.prepare(messages)
         grown = session.compressor.observe(session.view.sent)
         assert 5_000 < grown < 5_000 + hc.count_tokens(wire) * 3
-        with pytest.raises(hc.HermesError, match="usage mapping"):
+        with pytest.raises(hc.InvalidArgument, match="usage must be the API response's usage"):
             session.record_usage(None)  # type: ignore[arg-type]
 
 
