@@ -80,6 +80,7 @@ class HermesSession:
         self._request_known = False  # the request being answered is what prepare returned
         self._diverged = False  # a compaction since the SDK took our view (no input filter)
         self._system: str | None = None
+        self._prepared: list[Item] | None = None  # what add_items' prepare returned, for _items
         self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
             weakref.WeakKeyDictionary()
         )
@@ -137,7 +138,7 @@ class HermesSession:
             # an empty list is not handed in: the session would remember it as the host's
             # list, and the first real one would then read as a rewritten history
             sent = await self.hermes.aprepare(known) if known else []
-            self._items, self._cut = list(sent), 0
+            self._items, self._cut, self._prepared = list(sent), 0, None
             self._diverged = self._request_known = False
             return copy.deepcopy(self._items)
 
@@ -149,12 +150,13 @@ class HermesSession:
             self._check_open("add_items")
             await self._anchor(wrapper)
             candidate = [*self._host_list(), *batch]
+            self._prepared = None
             if ends_reply(batch):
                 await self.hermes.aend_turn(candidate)
                 self._request_known = False
             else:
                 before = self.compactions
-                await self.hermes.aprepare(candidate)
+                self._prepared = await self.hermes.aprepare(candidate)
                 self._diverged = self._diverged or self.compactions != before
                 self._request_known = not self._diverged
             self._items = candidate
@@ -172,7 +174,7 @@ class HermesSession:
                 await self.hermes.aprepare(rest)  # a shorter list: the rest is archived
             else:
                 await asyncio.to_thread(self._archive_all)
-            self._items, self._cut = rest, 0
+            self._items, self._cut, self._prepared = rest, 0, None
             self._request_known = False
             return copy.deepcopy(popped)
 
@@ -182,7 +184,7 @@ class HermesSession:
         async with self._lock():
             self._check_open("clear_session")
             await asyncio.to_thread(self._archive_all)
-            self._items, self._cut = [], 0
+            self._items, self._cut, self._prepared = [], 0, None
             self._request_known = self._diverged = False
 
     def _archive_all(self) -> None:
@@ -210,11 +212,21 @@ class HermesSession:
             self._check_open("model_input_filter")
             known = self._host_list()
             full = [*known[: self._cut], *given] if self._cut else given
-            sent = await self.hermes.aprepare(full)
+            sent = self._prepared if self._same(full, known) else None
+            if sent is None:  # else add_items just prepared this very list: no second pass
+                sent = await self.hermes.aprepare(full)
+            self._prepared = None
             self._request_known = True
             instructions = await self._instructions(data.model_data.instructions)
         sent_items: list[Any] = copy.deepcopy(sent)
         return ModelInputData(input=sent_items, instructions=instructions)
+
+    @staticmethod
+    def _same(given: list[Item], known: list[Item]) -> bool:
+        """The SDK's list is the one we know (its ends compared: the SDK copies items)."""
+        if len(given) != len(known) or not given:
+            return False
+        return given[-1] == known[-1] and given[0] == known[0]
 
     async def _instructions(self, given: str | None) -> str | None:
         if given is None or given == self._system:

@@ -183,6 +183,7 @@ class AgentModel:
     window: int = 16_384
     reply_chars: int = 900
     prompts: list[int] = field(default_factory=list)  # every request's size in tokens
+    cached: list[int] = field(default_factory=list)  # the cached part of each answered one
     refused: list[int] = field(default_factory=list)  # sizes refused as over the window
     broken: list[str] = field(default_factory=list)  # tool-pair problems seen
     _previous: list[str] = field(default_factory=list)
@@ -214,8 +215,9 @@ class AgentModel:
                 return http_error(400, "; ".join(problems))
             self._calls += 1
             number = self._calls
-        prefix = _tokens(tools) + sum(sizes[:shared])
-        cached = 0 if prefix < 1024 else prefix - prefix % 128
+            prefix = _tokens(tools) + sum(sizes[:shared])
+            cached = 0 if prefix < 1024 else prefix - prefix % 128
+            self.cached.append(cached)
         return self._answer(units, tokens, cached, number, chat=chat)
 
     def _answer(
