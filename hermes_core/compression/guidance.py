@@ -125,20 +125,29 @@ def _focus_lines(messages: Sequence[Mapping[str, Any]], focus: str) -> list[str]
         for line in message_text(message).splitlines():
             text = " ".join(line.split())
             low = text.lower()
-            if text and any(term in low for term in terms):
-                clipped = text if len(text) <= FOCUS_LINE_CHARS else text[:FOCUS_LINE_CHARS] + "…"
-                entry = f"- {role}: {clipped}"
+            hits = [low.find(term) for term in terms if term in low]
+            if text and hits:
+                entry = f"- {role}: {_around(text, min(hits))}"
                 if entry not in found:
                     found.append(entry)
     # the newest lines are the likeliest to still hold: keep the end when over
     return found[-FOCUS_LINES:]
 
 
+def _around(text: str, at: int) -> str:
+    """At most ``FOCUS_LINE_CHARS`` of ``text``, from a little before ``at`` (the match)."""
+    if len(text) <= FOCUS_LINE_CHARS:
+        return text
+    start = max(0, min(at - FOCUS_LINE_CHARS // 4, len(text) - FOCUS_LINE_CHARS))
+    clipped = text[start : start + FOCUS_LINE_CHARS]
+    return ("…" if start else "") + clipped + ("…" if start + FOCUS_LINE_CHARS < len(text) else "")
+
+
 def guided_fallback(
     draft: str, messages: Sequence[Mapping[str, Any]], extra: Mapping[str, Any] | None
 ) -> str:
-    """The fallback summary with a focus section (the compacted lines that mention the
-    topic, quoted) in front and the memory handover after; unchanged without guidance."""
+    """The fallback summary behind a focus section (the compacted lines that mention the
+    topic, quoted) and the memory handover; unchanged without guidance."""
     if not extra:
         return draft
     focus = str(extra.get(FOCUS_KEY) or "").strip()
@@ -149,4 +158,5 @@ def guided_fallback(
         head = f"## Focus: {focus}\n{quoted}"
     handover = _handover(extra)
     tail = f"## From memory providers\n{handover}" if handover else ""
-    return "\n\n".join(p for p in (head, draft, tail) if p)
+    # both ahead of the draft: the summary's budget cuts from the end
+    return "\n\n".join(p for p in (head, tail, draft) if p)

@@ -87,9 +87,15 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
             raise HermesError(f"on_session_start needs a session id, got {session_id!r}")
         if session_id == self._session_id and self._session is not None:
             return  # an in-place compaction boundary: same conversation, same session
-        home = context_home(kwargs.get("hermes_home"))
+        given = kwargs.get("hermes_home")
+        home = context_home(given) if given else self._home or context_home(None)
+        # a compaction that moved hermes-agent to a child id: the same user goes on there
+        # (the engine hears of the switch before the memory provider does)
+        carried = self._session.info.user_id if self._session is not None else None
+        user = clean_user(kwargs.get("user_id")) or runtime().user_of(session_id) or carried
+        if carried is not None and kwargs.get("boundary_reason") == "compression":
+            runtime().note_user(session_id, carried)
         self._release()
-        user = clean_user(kwargs.get("user_id")) or runtime().user_of(session_id)
         self._session = runtime().acquire(home, session_id, self._holder, user_id=user)
         self._session_id, self._home = session_id, home
         model = kwargs.get("model")

@@ -82,6 +82,10 @@ class Runtime:
                 home.mkdir(parents=True, exist_ok=True)
                 config = home / "config.yaml"
                 found = Hermes.from_config(config if config.exists() else {}, home=home)
+                if found.config.source_of("memory.per_user_memory").kind == "default":
+                    # a hermes-agent gateway serves many users: each gets its own MEMORY.md
+                    # too, unless our config says otherwise
+                    found.settings.memory.per_user_memory = True
                 self._hosts[home] = found
             return found
 
