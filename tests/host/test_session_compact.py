@@ -13,7 +13,6 @@ from host_support import make_hermes
 import hermes_core as hc
 from hermes_core.compression.assemble import is_summary_message
 
-
 DATA = Path(__file__).resolve().parent.parent / "data" / "transcripts"
 NOTE = {"role": "user", "content": "By the way, the payments rollout waits for the audit sign-off."}
 REPLY = {"role": "assistant", "content": "Understood, I will keep that in mind."}
