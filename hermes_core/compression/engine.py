@@ -114,7 +114,7 @@ class Compressor(PruneStop):
 
     def compress(
         self,
-        messages: Sequence[Mapping[str, Any]],
+        messages: Sequence[Any],
         *,
         force: bool = False,
         guidance: Guidance | None = None,
@@ -400,7 +400,7 @@ class Compressor(PruneStop):
 
 
 def compress(
-    messages: Sequence[Mapping[str, Any]],
+    messages: Sequence[Any],
     *,
     context_length: int,
     max_tokens: int = 0,

@@ -127,13 +127,13 @@ class CompressionTrigger:
     def threshold_provenance(self) -> list[str]:
         return list(self._threshold.provenance)
 
-    def count(self, messages: Sequence[Mapping[str, Any]]) -> int:
+    def count(self, messages: Sequence[Any]) -> int:
         """Prompt tokens of ``messages`` with the one cost function (cached by content)."""
         image = self.settings.compression.image_tokens
         total = sum(message_tokens(m, self.counter, image_tokens=image) for m in messages)
         return total + REPLY_PRIMING if messages else 0
 
-    def observe(self, messages: Sequence[Mapping[str, Any]]) -> int:
+    def observe(self, messages: Sequence[Any]) -> int:
         """The prompt-token count of ``messages`` for the trigger: anchored on the last real
         usage, and O(new messages) when the list only grew since the last call.
 
@@ -177,10 +177,9 @@ class CompressionTrigger:
                 self._emit("compression_blocked", reason=warning, tokens=tokens)
         return go, reason
 
-    def update_from_usage(
-        self, usage: Mapping[str, Any], messages: Sequence[Mapping[str, Any]] | None = None
-    ) -> None:
-        """Real ``usage.prompt_tokens`` from the API: judges the last compaction (anti-thrash)
+    def update_from_usage(self, usage: Any, messages: Sequence[Any] | None = None) -> None:
+        """Real ``usage.prompt_tokens`` from the API (any API's usage record or the SDK's
+        object, read at the boundary: tokens/reported.py): judges the last compaction (anti-thrash)
         and anchors the running count on the messages that were sent: ``messages`` when given,
         else those of the last :meth:`observe`, or the list the last ``compress`` returned."""
         check_usage(usage, messages)

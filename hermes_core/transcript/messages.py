@@ -42,7 +42,7 @@ def _copy_json(value: Any) -> Any:
     return value
 
 
-def to_wire(messages: Iterable[Mapping[str, Any]]) -> list[Message]:
+def to_wire(messages: Iterable[Any]) -> list[Message]:
     """Copy messages for the API, dropping in-process metadata (top-level keys starting with "_").
 
     Every dict and list is copied at every depth (tuples become lists), so later edits of the
