@@ -20,7 +20,7 @@ as ``choices[0].message`` (refused with several choices), an Anthropic ``Message
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from hermes_core.errors import InvalidArgument, NotAMessage
@@ -112,27 +112,27 @@ def as_message_list(messages: Any, *, lenient: bool = False) -> Any:
     """A list of messages or input items with each SDK object as its wire dict (whole
     responses as their message or items, see the module docstring), mappings with objects
     nested in them made plain. The same list when nothing changed; anything that is not a
-    list (or tuple) comes back as it is, and so does an item that is neither a mapping nor an
+    sequence comes back as it is, and so does an item that is neither a mapping nor an
     SDK object: the caller's own checks name them. An object that cannot be read is a
     :class:`NotAMessage`, or (``lenient``, for the checks that report instead of raising)
     left as it is."""
-    if not isinstance(messages, (list, tuple)):
+    if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
         return messages
+    given = messages if isinstance(messages, (list, tuple)) else list(messages)
     out: list[Any] | None = None
-    for index, item in enumerate(messages):
+    for index, item in enumerate(given):
         new: list[Any] = [item]
         if has_objects(item):
             try:
                 new = _read(item, index)
-            except Exception as exc:
-                if not lenient and isinstance(exc, NotAMessage):
-                    raise
-                if not lenient and isinstance(exc, InvalidArgument):
+            except InvalidArgument as exc:  # lenient: left for the checks to report
+                if not lenient:
                     raise NotAMessage(str(exc), [str(exc)]) from None
+            except Exception:  # a model_dump that fails in its own way
                 if not lenient:
                     raise
         if out is None and (len(new) != 1 or new[0] is not item):
-            out = list(messages[:index])
+            out = list(given[:index])
         if out is not None:
             out.extend(new)
     return messages if out is None else out

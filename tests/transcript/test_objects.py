@@ -310,3 +310,12 @@ def test_reading_objects_imports_no_sdk() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.strip()) == []
+
+
+def test_a_missing_sdk_skips_unless_the_sdks_are_required(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HERMES_SDKS_REQUIRED", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="tox's py3-all installs it"):
+        require_sdk("hermes_no_such_sdk")
+    monkeypatch.setenv("HERMES_SDKS_REQUIRED", "1")
+    with pytest.raises(pytest.fail.Exception, match="hermes_no_such_sdk SDK is not installed"):
+        require_sdk("hermes_no_such_sdk")
