@@ -1,10 +1,11 @@
 """hermes-agent 0.19's own loop (``AIAgent.run_conversation``) on our engine and memory:
 64 turns with tool calls against a 16K loopback model, compaction through our code several
-times, no request over the window, a valid transcript in the host, and a restart (a second
-process) that carries on from our store."""
+times, no request over the window, a valid transcript in the host, a restart (a second
+process) that carries on from our store, and a second user who sees none of the first's."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from hermes_agent_support import make_home, need_hermes_agent, run_driver, workspace
@@ -24,6 +25,10 @@ def test_sixty_four_turns_restart_and_store(tmp_path: Path) -> None:
     files = workspace(tmp_path)
 
     def tool_for(n: int) -> tuple[str, dict[str, object]] | None:
+        if n == 101:  # bob, in his own session, searches for what alice did
+            return "hc_session_search", {"query": "turn"}
+        if n == 102:
+            return "hc_memory", {"action": "add", "target": "user", "content": "bob likes tea"}
         if n % 2 == 0:
             return "read_file", {"path": str(files / f"f{n % 6 + 1}.txt")}
         if n % 7 == 0:
@@ -36,6 +41,7 @@ def test_sixty_four_turns_restart_and_store(tmp_path: Path) -> None:
         spec = {"base_url": llm.base_url, "session_id": "chat-1", "user_id": "alice"}
         first = run_driver(home, {**spec, "first": 1, "last": 40}, tmp_path)
         summaries_before = model.summaries
+        restart_at = len(llm.requests)
         second = run_driver(
             home,
             {
@@ -47,6 +53,21 @@ def test_sixty_four_turns_restart_and_store(tmp_path: Path) -> None:
             },
             tmp_path,
         )
+        resumed = llm.requests[restart_at].text
+        seen_by_alice = len(llm.requests)
+        bob = run_driver(
+            home,
+            {**spec, "session_id": "chat-2", "user_id": "bob", "first": 101, "last": 103},
+            tmp_path,
+        )
+        bob_requests = [r.text for r in llm.requests[seen_by_alice:]]
+    # the restarted host's first request carries on from our store: the summary and the tail
+    assert "CONTEXT SUMMARY" in resumed and "turn 40: please continue" in resumed
+    assert "turn 41: please continue" in resumed
+    # bob never sees alice's memory or sessions: not in his prompts, not from his search
+    assert bob_requests and not any("fact 7" in text for text in bob_requests)
+    search = next(m for m in bob["messages"] if m.get("role") == "tool")
+    assert json.loads(search["content"])["results"] == []
     # our engine ran the host's compaction, several times, and nothing went over the window
     assert first["engine"] == second["engine"] == "HermesContextEngine"
     assert first["compression_count"] >= 3, first["stderr"][-3000:]

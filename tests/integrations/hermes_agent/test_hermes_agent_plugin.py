@@ -1,0 +1,153 @@
+"""Our hermes-agent plugin objects as hermes-agent calls them, one method at a time: bad
+input from the host is a clear log line and a harmless answer, never an exception out of the
+host's turn; tool names never collide; two users never see each other's memory or sessions."""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hermes_agent_support import need_hermes_agent
+
+need_hermes_agent()
+
+from hermes_plugins.hermes_agent.engine import HermesContextEngine  # noqa: E402
+from hermes_plugins.hermes_agent.provider import HermesContextMemory  # noqa: E402
+from hermes_plugins.hermes_agent.runtime import HOME_ENV, runtime  # noqa: E402
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    ours = tmp_path / "ours"
+    monkeypatch.setenv(HOME_ENV, str(ours))
+    monkeypatch.setenv("HERMES_HOME", str(tmp_path / "hermes"))
+    yield ours
+    runtime().close_all()
+
+
+def started(session_id: str, user: str | None) -> tuple[HermesContextMemory, HermesContextEngine]:
+    """As hermes-agent does it: the provider first (it hears the user), then the engine."""
+    memory = HermesContextMemory()
+    memory.initialize(session_id, platform="telegram", user_id=user, agent_context="primary")
+    engine = HermesContextEngine()
+    engine.update_model("agent-model", 65_536)
+    engine.on_session_start(session_id, platform="telegram", model="agent-model")
+    return memory, engine
+
+
+def errors(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def test_calls_before_session_start_are_logged_not_raised(
+    home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    engine = HermesContextEngine()
+    messages = [{"role": "user", "content": "hi"}]
+    assert engine.compress(messages) is messages
+    assert engine.should_compress(90_000) is False
+    assert engine.should_compress_preflight(messages) is False
+    result = json.loads(engine.handle_tool_call("hc_session_search", {"query": "x"}))
+    assert "error" in result
+    memory = HermesContextMemory()
+    assert memory.prefetch("hello") == "" and memory.system_prompt_block() == ""
+    memory.sync_turn("u", "a", messages=messages)
+    assert "error" in json.loads(memory.handle_tool_call("hc_memory", {"action": "add"}))
+    logged = errors(caplog)
+    assert any("compress was called before on_session_start" in m for m in logged)
+    assert any("before initialize" in m for m in logged)
+    assert all(m.startswith("hermes-context: ") for m in logged)
+
+
+def test_bad_values_from_the_host_are_refused_clearly(
+    home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    _memory, engine = started("chat-bad", "alice")
+    engine.update_from_response({"prompt_tokens": "12", "completion_tokens": 3})
+    engine.update_from_response(None)  # type: ignore[arg-type]
+    assert engine.last_prompt_tokens == 0
+    engine.update_from_response({"prompt_tokens": 1_200, "completion_tokens": 30})
+    assert (engine.last_prompt_tokens, engine.last_total_tokens) == (1_200, 1_230)
+    odd: list[Any] = [{"role": "user", "content": "hi"}, object()]
+    assert engine.compress(odd) is odd  # an object of an unknown type: unchanged
+    assert engine.compress("not a list") == "not a list"  # type: ignore[arg-type]
+    assert engine.compress([{"role": "user", "content": "x"}], focus_topic=7) is not None  # type: ignore[arg-type]
+    assert engine.should_compress("many") is False  # type: ignore[arg-type]
+    assert engine.has_content_to_compress(None) is False  # type: ignore[arg-type]
+    assert "error" in json.loads(engine.handle_tool_call("lcm_grep", {}))
+    logged = " | ".join(errors(caplog))
+    for phrase in (
+        "prompt_tokens must be a whole number",
+        "usage must be a mapping",
+        "messages must be a list",
+        "focus_topic must be text",
+        "expected a message dict, got object",
+    ):
+        assert phrase in logged, phrase
+
+
+def test_tool_names_never_collide_with_hermes_agents(home: Path) -> None:
+    memory = HermesContextMemory()
+    before = {s["name"] for s in memory.get_tool_schemas()}  # asked before initialize
+    assert before == {"hc_memory", "hc_session_search"}
+    assert [s["name"] for s in HermesContextEngine().get_tool_schemas()] == ["hc_session_search"]
+    memory, engine = started("chat-tools", None)
+    assert {s["name"] for s in memory.get_tool_schemas()} == before
+    added = json.loads(
+        memory.handle_tool_call("hc_memory", {"action": "add", "target": "memory", "content": "x1"})
+    )
+    assert "error" not in added
+    found = json.loads(engine.handle_tool_call("hc_session_search", '{"query": "x1"}'))
+    assert "error" not in found
+
+
+def test_engine_copies_are_fresh_and_unbound(home: Path) -> None:
+    _memory, engine = started("chat-copy", None)
+    twin = copy.deepcopy(engine)
+    assert twin is not engine and twin.context_length == 65_536
+    assert twin.threshold_tokens == engine.threshold_tokens
+    assert twin.get_status()["session_id"] is None and engine.get_status()["session_id"]
+
+
+def test_two_users_never_see_each_others_memory_or_sessions(home: Path) -> None:
+    alice_memory, alice_engine = started("chat-alice", "alice")
+    alice_memory.handle_tool_call(
+        "hc_memory", {"action": "add", "target": "user", "content": "Alice keeps bees"}
+    )
+    alice_memory.handle_tool_call(
+        "hc_memory", {"action": "add", "target": "memory", "content": "apiary ledger in use"}
+    )
+    turn = [
+        {"role": "user", "content": "Plan the zebrafish tank move"},
+        {"role": "assistant", "content": "The zebrafish tank moves on Monday."},
+    ]
+    alice_memory.sync_turn("", "", messages=turn)
+    alice_engine.on_session_end("chat-alice", turn)
+    alice_memory.shutdown()
+
+    bob_memory, bob_engine = started("chat-bob", "bob")
+    block = bob_memory.system_prompt_block()
+    assert "bees" not in block and "apiary" not in block
+    hits = json.loads(bob_engine.handle_tool_call("hc_session_search", {"query": "zebrafish"}))
+    assert hits["results"] == []
+    bob_memory.shutdown()
+
+    again, engine = started("chat-alice-2", "alice")
+    assert "bees" in again.system_prompt_block()
+    hits = json.loads(engine.handle_tool_call("hc_session_search", {"query": "zebrafish"}))
+    assert hits["results"] and "zebrafish" in json.dumps(hits["results"])
+
+
+def test_a_rotating_compaction_keeps_the_user(home: Path) -> None:
+    _memory, engine = started("chat-rot", "carol")
+    engine.on_session_start(
+        "chat-rot-child", boundary_reason="compression", old_session_id="chat-rot"
+    )
+    assert engine.get_status()["session_id"] == "chat-rot-child"
+    session = engine._session
+    assert session is not None and session.info.user_id == "carol"
