@@ -319,3 +319,22 @@ def test_a_missing_sdk_skips_unless_the_sdks_are_required(monkeypatch: pytest.Mo
     monkeypatch.setenv("HERMES_SDKS_REQUIRED", "1")
     with pytest.raises(pytest.fail.Exception, match="hermes_no_such_sdk SDK is not installed"):
         require_sdk("hermes_no_such_sdk")
+
+
+def test_the_compressor_refuses_a_bad_usage_record_and_keeps_its_count() -> None:
+    compressor = hc.Compressor(context_length=32_000, summarizer="fallback")
+    compressor.update_from_usage(Dumps({"prompt_tokens": 40}), [{"role": "user", "content": "hi"}])
+    for bad in ({"prompt_tokens": "5"}, {"input_tokens": -1}, {"prompt_tokens": False}, Point()):
+        with pytest.raises(InvalidArgument, match="usage"):
+            compressor.update_from_usage(bad)
+    assert compressor.last_prompt_tokens == 40 == compressor.running.anchored_tokens
+
+
+def test_the_adapters_refuse_an_unknown_object_and_the_checks_report_it() -> None:
+    from hermes_core.formats import payload_problems, to_openai
+
+    payload = [{"role": "user", "content": "hi"}, Point()]
+    for fmt in ("openai", "anthropic", "responses"):
+        with pytest.raises(NotAMessage, match=r"message 1: expected a message dict, got Point"):
+            to_openai(payload, fmt)
+        assert any("Point" in problem for problem in payload_problems(payload, fmt))
