@@ -237,9 +237,8 @@ class HermesSession:
         return self._system
 
     async def _anchor(self, wrapper: Any) -> None:
-        """Anchor our count on the newest request's usage, when that request was the list our
-        last prepare returned. A usage record we cannot read is logged and skipped: it never
-        fails the host's turn."""
+        """Anchor our count on the newest request's usage, read from the run's context (SDK
+        0.20 and later pass it to sessions whose methods take ``wrapper``)."""
         usage = getattr(wrapper, "usage", None)
         entries = getattr(usage, "request_usage_entries", None)
         if not isinstance(entries, list):
@@ -247,15 +246,28 @@ class HermesSession:
         owner, seen = self._usage
         fresh = entries[seen if owner is usage else 0 :]
         self._usage = (usage, len(entries))
-        if not fresh or not self._request_known:
+        if fresh:
+            await self._anchor_record(fresh[-1])
+
+    async def _anchor_record(self, usage: object) -> None:
+        """Record ``usage`` when the request it prices was the list our last prepare returned
+        (once per request). A record we cannot read is logged and skipped: it never fails the
+        host's turn."""
+        if not self._request_known:
             return
         self._request_known = False
         try:
-            record = usage_record(fresh[-1])
+            record = usage_record(usage)
         except HermesError as exc:
             log.warning("session %s: usage not recorded: %s", self.session_id, exc)
             return
         await self.hermes.arecord_usage(record)
+
+    async def on_llm_end(self, usage: object) -> None:
+        """What :meth:`run_hooks` calls after each response (SDKs before 0.20)."""
+        async with self._lock():
+            if not self._closed:
+                await self._anchor_record(usage)
 
     # --- for hosts ----------------------------------------------------------------------------
 
@@ -284,6 +296,14 @@ class HermesSession:
             return await self.model_input_filter(replace(data, model_data=first))
 
         return replace(config, call_model_input_filter=chained)
+
+    def run_hooks(self) -> Any:
+        """``RunHooks`` that anchor our count on each response's usage: ``Runner.run(...,
+        hooks=session.run_hooks())`` on SDKs before 0.20 (later ones hand the usage to the
+        session themselves; passing both records each response once)."""
+        from hermes_plugins.openai_agents.tools import usage_hooks
+
+        return usage_hooks(self)
 
     def tools(self) -> list[Any]:
         """Our memory tools as the SDK's ``FunctionTool`` objects, bound to this session."""

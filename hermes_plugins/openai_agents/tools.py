@@ -1,5 +1,5 @@
 """Our memory tools (``memory``, ``session_search``, ``skill_manage``, a provider's tools) as
-the Agents SDK's ``FunctionTool`` objects.
+the Agents SDK's ``FunctionTool`` objects, and the run hooks that hand us each response's usage.
 
 Why a function tool per schema rather than decorated Python functions: the schemas are ours
 (the same the OpenAI and Anthropic hosts get), and every call goes through the session's
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from hermes_plugins.openai_agents.session import HermesSession
 
-__all__ = ["hermes_tools"]
+__all__ = ["hermes_tools", "usage_hooks"]
 
 _EMPTY = {"type": "object", "properties": {}}
 
@@ -47,3 +47,14 @@ def _invoker(session: HermesSession, name: str) -> Any:
         return await session.call_tool(name, arguments)
 
     return invoke
+
+
+def usage_hooks(session: HermesSession) -> Any:
+    """``RunHooks`` whose ``on_llm_end`` hands each response's usage to ``session``."""
+    from agents import RunHooks
+
+    class UsageHooks(RunHooks[Any]):
+        async def on_llm_end(self, context: Any, agent: Any, response: Any) -> None:
+            await session.on_llm_end(getattr(response, "usage", None))
+
+    return UsageHooks()

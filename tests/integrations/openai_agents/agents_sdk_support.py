@@ -78,16 +78,27 @@ def make_agent(session: Any, base_url: str, api: str = "responses") -> Any:
     )
 
 
+def usage_reaches_the_session() -> bool:
+    """SDK 0.20 and later hand the run's usage to a session whose methods take ``wrapper``;
+    before, the host passes ``hooks=session.run_hooks()``."""
+    from agents.memory import session
+
+    return hasattr(session, "_session_accepts_wrapper")
+
+
 async def converse(
     session: Any, agent: Any, first: int, last: int, *, filtered: bool = True
 ) -> list[Any]:
     """Turns ``first``..``last - 1`` through ``Runner.run``; the results."""
     from agents import RunConfig, Runner
 
-    config = session.run_config(RunConfig(tracing_disabled=True)) if filtered else None
+    kwargs: dict[str, Any] = {}
+    if filtered:
+        kwargs["run_config"] = session.run_config(RunConfig(tracing_disabled=True))
+    if not usage_reaches_the_session():
+        kwargs["hooks"] = session.run_hooks()
     results = []
     for number in range(first, last):
-        kwargs = {"run_config": config} if config is not None else {}
         results.append(await Runner.run(agent, turn_text(number), session=session, **kwargs))
     return results
 

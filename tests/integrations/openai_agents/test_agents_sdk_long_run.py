@@ -91,6 +91,10 @@ async def _sixty_turns(llm: FakeLLM, tmp_path: Path, api: str) -> None:
     users = [r for r in rows if r.message.get("role") == "user"]
     assert len(users) >= TURNS
     assert any(not r.active for r in rows)
+    # our count was anchored on the real usage of every request, each once
+    record = store.get_session(session.hermes.session_id, user_id="alice")
+    assert record is not None
+    assert record.counters.get("requests") == len(model.prompts)
     await session.aclose()
     host.close()
 
@@ -141,11 +145,18 @@ async def _sweep(llm: FakeLLM, tmp_path: Path, filtered: bool) -> None:
     base = RunConfig(tracing_disabled=True)
     config = session.run_config(base) if filtered else base
     sweep = 'run the sweep [tool lookup {"q": "s"} x45]'
-    if filtered:
-        result = await Runner.run(agent, sweep, session=session, run_config=config, max_turns=60)
+    if filtered:  # the usage hooks too (needed before SDK 0.20; each response counted once)
+        hooks = session.run_hooks()
+        result = await Runner.run(
+            agent, sweep, session=session, run_config=config, hooks=hooks, max_turns=60
+        )
         assert str(result.final_output).startswith("Answer ")
         assert model.refused == [] and max(model.prompts) <= WINDOW
         assert session.compactions >= 1
+        store = host.session_store
+        assert store is not None
+        record = store.get_session(session.hermes.session_id, user_id="alice")
+        assert record is not None and record.counters.get("requests") == len(model.prompts)
     else:
         with pytest.raises(BadRequestError, match="maximum context length"):
             await Runner.run(agent, sweep, session=session, run_config=config, max_turns=60)

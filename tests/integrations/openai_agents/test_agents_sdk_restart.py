@@ -26,7 +26,8 @@ ROOT = HERE.parents[2]
 
 
 def host_process(llm: FakeLLM, home: Path, first: int, last: int) -> dict[str, int]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(ROOT)])}
+    paths = [str(HERE), str(ROOT), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
     script = str(HERE / "agents_sdk_support.py")
     args = [llm.base_url, str(home), "resume-1", "alice", str(first), str(last)]
     done = subprocess.run(
