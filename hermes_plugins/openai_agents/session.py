@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
+import os
 import weakref
 from collections.abc import Collection, Mapping
 from dataclasses import replace
@@ -58,6 +59,7 @@ class HermesSession:
         user_id: str | None = None,
         skip_memory: bool = False,
         toolsets: Collection[str] | None = None,
+        workspace: str | os.PathLike[str] | None = None,
         on_event: EventListener | None = None,
     ) -> None:
         if host is not None and not isinstance(host, Hermes):
@@ -70,6 +72,7 @@ class HermesSession:
             "user_id": user_id,
             "skip_memory": skip_memory,
             "toolsets": toolsets,
+            "workspace": workspace,  # the folder @file: and the git references read
         }
         self._listener = on_event
         self.compactions = 0  # compactions this object saw finish (compressed or pruned)

@@ -133,3 +133,21 @@ def test_pop_and_clear_archive_rows_never_delete_them(host: hc.Hermes) -> None:
         again.close()
 
     asyncio.run(run())
+
+
+def test_run_sync_runs_each_call_on_a_fresh_loop(host: hc.Hermes) -> None:
+    """``Runner.run_sync`` makes a new event loop per call: the session works on each."""
+    with FakeLLM() as llm:
+        llm.add_route(RESPONSES)
+        llm.responder = AgentModel(window=WINDOW)
+        session = HermesSession("p-4", host=host, user_id="u")
+        agent = make_agent(session, llm.base_url)
+        config = session.run_config(RunConfig(tracing_disabled=True))
+        for text in ("first question", "second question", "third question"):
+            result = Runner.run_sync(agent, text, session=session, run_config=config)
+            assert str(result.final_output).startswith("Answer ")
+        assert [i.get("role") for i in asyncio.run(session.get_items())] == [
+            "user",
+            "assistant",
+        ] * 3
+        session.close()
