@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import importlib
 import logging
 import os
 import weakref
@@ -37,6 +38,7 @@ from hermes_core.host.events import EventListener, SessionEvent
 from hermes_core.host.hermes import Hermes
 from hermes_core.host.session import Session
 from hermes_plugins.openai_agents.items import ends_reply, input_items, usage_record
+from hermes_plugins.openai_agents.tools import agents_sdk
 
 __all__ = ["HermesSession"]
 
@@ -76,7 +78,12 @@ class HermesSession:
         }
         self._listener = on_event
         self.compactions = 0  # compactions this object saw finish (compressed or pruned)
-        self.hermes = self._open()
+        try:
+            self.hermes = self._open()
+        except BaseException:
+            if self._owns_host:  # a refused id (another user's) must not leak the host we made
+                self.host.close()
+            raise
         self._items: list[Item] | None = None  # the SDK's list as we know it (Responses items)
         self._cut = 0  # items before what get_items(limit) handed out
         self._usage: tuple[object, int] = (None, 0)  # the run's Usage and the entries read
@@ -208,8 +215,8 @@ class HermesSession:
         """``RunConfig.call_model_input_filter``: the request the SDK is about to send,
         prepared by our session (stored, compacted when due) and the agent's instructions
         with our frozen memory blocks."""
-        from agents.run_config import ModelInputData
-
+        agents_sdk()
+        model_input_data = importlib.import_module("agents.run_config").ModelInputData
         given = input_items(data.model_data.input, "model input")
         async with self._lock():
             self._check_open("model_input_filter")
@@ -222,7 +229,7 @@ class HermesSession:
             self._request_known = True
             instructions = await self._instructions(data.model_data.instructions)
         sent_items: list[Any] = copy.deepcopy(sent)
-        return ModelInputData(input=sent_items, instructions=instructions)
+        return model_input_data(input=sent_items, instructions=instructions)
 
     @staticmethod
     def _same(given: list[Item], known: list[Item]) -> bool:
@@ -285,9 +292,7 @@ class HermesSession:
     def run_config(self, base: Any = None) -> Any:
         """``base`` (or a new ``RunConfig``) whose input filter prepares every request here;
         a filter ``base`` already has runs first."""
-        from agents import RunConfig
-
-        config = base if base is not None else RunConfig()
+        config = base if base is not None else agents_sdk().RunConfig()
         theirs = getattr(config, "call_model_input_filter", None)
         if theirs is None:
             return replace(config, call_model_input_filter=self.model_input_filter)

@@ -14,16 +14,29 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from hermes_plugins.openai_agents.session import HermesSession
 
-__all__ = ["hermes_tools", "usage_hooks"]
+__all__ = ["agents_sdk", "hermes_tools", "usage_hooks"]
 
 _EMPTY = {"type": "object", "properties": {}}
+
+
+def agents_sdk() -> Any:
+    """The ``agents`` package, or the pip line that installs it."""
+    try:
+        import agents
+    except ImportError as exc:
+        from hermes_core.errors import MissingExtraError
+
+        hint = "pip install 'hermes-context[openai-agents]'"
+        raise MissingExtraError(
+            f"the OpenAI Agents SDK is not installed ({exc}); {hint}", install_hint=hint
+        ) from exc
+    return agents
 
 
 def hermes_tools(session: HermesSession) -> list[Any]:
     """The session's tools as ``FunctionTool`` objects (non-strict schemas: ours have optional
     arguments), each bound to ``session``."""
-    from agents import FunctionTool
-
+    function_tool = agents_sdk().FunctionTool
     tools = []
     for schema in session.hermes.tools():
         function = schema.get("function") or {}
@@ -31,7 +44,7 @@ def hermes_tools(session: HermesSession) -> list[Any]:
         if not name:
             continue
         tools.append(
-            FunctionTool(
+            function_tool(
                 name=name,
                 description=str(function.get("description") or ""),
                 params_json_schema=dict(function.get("parameters") or _EMPTY),
@@ -51,9 +64,9 @@ def _invoker(session: HermesSession, name: str) -> Any:
 
 def usage_hooks(session: HermesSession) -> Any:
     """``RunHooks`` whose ``on_llm_end`` hands each response's usage to ``session``."""
-    from agents import RunHooks
+    run_hooks: Any = agents_sdk().RunHooks
 
-    class UsageHooks(RunHooks[Any]):
+    class UsageHooks(run_hooks):  # type: ignore[misc]
         async def on_llm_end(self, context: Any, agent: Any, response: Any) -> None:
             await session.on_llm_end(getattr(response, "usage", None))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -151,3 +152,14 @@ def test_run_sync_runs_each_call_on_a_fresh_loop(host: hc.Hermes) -> None:
             "assistant",
         ] * 3
         session.close()
+
+
+def test_without_the_sdk_the_error_is_the_pip_line(
+    host: hc.Hermes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = HermesSession("p-5", host=host, user_id="u")
+    monkeypatch.setitem(sys.modules, "agents", None)  # as if not installed
+    for call in (session.tools, session.run_config, session.run_hooks):
+        with pytest.raises(hc.MissingExtraError, match=r"hermes-context\[openai-agents\]"):
+            call()
+    session.close()
