@@ -72,6 +72,7 @@ async def _sixty_turns(llm: FakeLLM, tmp_path: Path, api: str) -> None:
     assert session.compactions >= 3, session.compactions
     assert events.count("compaction_committed") >= 3
     assert model.refused == [] and max(model.prompts) <= WINDOW
+    assert sum(model.cached) > sum(model.prompts) // 2  # stable prefixes: the cache is hit
     assert "transcript_replaced" not in events and "store_error" not in events
     # every request carried valid tool pairs, and so does the history the host keeps
     assert model.broken == []

@@ -163,3 +163,35 @@ def test_without_the_sdk_the_error_is_the_pip_line(
         with pytest.raises(hc.MissingExtraError, match=r"hermes-context\[openai-agents\]"):
             call()
     session.close()
+
+
+def test_sdk_model_objects_are_taken_as_their_json_form(host: hc.Hermes) -> None:
+    """A host may hand the SDK's (openai's) pydantic items rather than dicts."""
+    from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage
+
+    call = ResponseFunctionToolCall(
+        type="function_call", call_id="c1", name="lookup", arguments='{"q": "a"}', id="fc_1"
+    )
+    reply = ResponseOutputMessage.model_validate({**REPLY, "id": "msg_1", "status": "completed"})
+
+    async def run() -> None:
+        session = HermesSession("p-6", host=host, user_id="u")
+        await session.add_items([USER, call])
+        await session.add_items([{"type": "function_call_output", "call_id": "c1", "output": "ok"}])
+        await session.add_items([reply])
+        items = await session.get_items()
+        assert [i.get("type", "message") for i in items] == [
+            "message",
+            "function_call",
+            "function_call_output",
+            "message",
+        ]
+        assert [r.message["role"] for r in rows(host, session)] == [
+            "user",
+            "assistant",
+            "tool",
+            "assistant",
+        ]
+        await session.aclose()
+
+    asyncio.run(run())
