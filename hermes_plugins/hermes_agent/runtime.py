@@ -24,7 +24,7 @@ from typing import Any
 from hermes_core import Hermes, Session
 from hermes_core.host.events import SessionEvent
 
-__all__ = ["HOME_ENV", "SUBDIR", "Runtime", "context_home", "runtime"]
+__all__ = ["HOME_ENV", "HOST_DEFAULTS", "SUBDIR", "Runtime", "context_home", "runtime"]
 
 log = logging.getLogger("hermes_context.hermes_agent")
 
@@ -52,6 +52,23 @@ def clean_user(value: Any) -> str | None:
         return None
     text = str(value).strip()
     return text or None
+
+
+#: Our defaults that differ inside hermes-agent (a value in our config.yaml still wins): a
+#: gateway serves many users, so each gets their own MEMORY.md too; hermes-agent runs its own
+#: background memory and skill reviews, so ours are off rather than doubling the cost.
+HOST_DEFAULTS: dict[str, tuple[str, str, object]] = {
+    "memory.per_user_memory": ("memory", "per_user_memory", True),
+    "memory.nudge_interval": ("memory", "nudge_interval", 0),
+    "memory.flush_min_turns": ("memory", "flush_min_turns", 0),
+    "skills.creation_nudge_interval": ("skills", "creation_nudge_interval", 0),
+}
+
+
+def _host_defaults(host: Hermes) -> None:
+    for dotted, (section, key, value) in HOST_DEFAULTS.items():
+        if host.config.source_of(dotted).kind == "default":
+            setattr(getattr(host.settings, section), key, value)
 
 
 @dataclass
@@ -82,10 +99,7 @@ class Runtime:
                 home.mkdir(parents=True, exist_ok=True)
                 config = home / "config.yaml"
                 found = Hermes.from_config(config if config.exists() else {}, home=home)
-                if found.config.source_of("memory.per_user_memory").kind == "default":
-                    # a hermes-agent gateway serves many users: each gets its own MEMORY.md
-                    # too, unless our config says otherwise
-                    found.settings.memory.per_user_memory = True
+                _host_defaults(found)
                 self._hosts[home] = found
             return found
 

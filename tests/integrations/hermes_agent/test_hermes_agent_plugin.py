@@ -151,3 +151,18 @@ def test_a_rotating_compaction_keeps_the_user(home: Path) -> None:
     assert engine.get_status()["session_id"] == "chat-rot-child"
     session = engine._session
     assert session is not None and session.info.user_id == "carol"
+
+
+def test_host_defaults_yield_to_our_config(home: Path) -> None:
+    """Inside hermes-agent: each user's own MEMORY.md and no second background review, unless
+    our config.yaml says otherwise."""
+    settings = runtime().host(home).settings
+    assert settings.memory.per_user_memory is True
+    assert (settings.memory.nudge_interval, settings.skills.creation_nudge_interval) == (0, 0)
+    other = home.parent / "configured"
+    other.mkdir()
+    (other / "config.yaml").write_text(
+        "memory:\n  per_user_memory: false\n  nudge_interval: 5\n", encoding="utf-8"
+    )
+    configured = runtime().host(other).settings
+    assert configured.memory.per_user_memory is False and configured.memory.nudge_interval == 5
