@@ -79,8 +79,11 @@ def response(
     usage_record: dict[str, Any] | None = None,
     response_id: str = "resp_1",
     model: str = "fake-agent",
+    stream: bool = False,
 ) -> Step:
-    """A completed Responses API answer with ``output`` items."""
+    """A completed Responses API answer with ``output`` items; ``stream``: as server-sent
+    events (``response.created``, one ``response.output_item.done`` per item,
+    ``response.completed``), what ``stream: true`` requests get."""
     body = {
         "id": response_id,
         "object": "response",
@@ -93,7 +96,18 @@ def response(
         "tools": [],
         "usage": usage_record or usage(10, 5),
     }
-    return raw(json.dumps(body))
+    if not stream:
+        return raw(json.dumps(body))
+    started = {**body, "status": "in_progress", "output": [], "usage": None}
+    events: list[dict[str, Any]] = [{"type": "response.created", "response": started}]
+    for index, item in enumerate(output):
+        events.append({"type": "response.output_item.done", "output_index": index, "item": item})
+    events.append({"type": "response.completed", "response": body})
+    lines = []
+    for number, event in enumerate(events):
+        data = json.dumps({**event, "sequence_number": number})
+        lines.append(f"event: {event['type']}\ndata: {data}\n\n")
+    return raw("".join(lines), content_type="text/event-stream")
 
 
 def too_long(tokens: int, window: int) -> Step:
@@ -218,10 +232,11 @@ class AgentModel:
             prefix = _tokens(tools) + sum(sizes[:shared])
             cached = 0 if prefix < 1024 else prefix - prefix % 128
             self.cached.append(cached)
-        return self._answer(units, tokens, cached, number, chat=chat)
+        stream = bool(body.get("stream"))
+        return self._answer(units, tokens, cached, number, chat=chat, stream=stream)
 
     def _answer(
-        self, units: list[Unit], tokens: int, cached: int, number: int, *, chat: bool
+        self, units: list[Unit], tokens: int, cached: int, number: int, *, chat: bool, stream: bool
     ) -> Step:
         user_at = max((i for i, u in enumerate(units) if u.kind == "user"), default=-1)
         ask = units[user_at].text if user_at >= 0 else ""
@@ -233,9 +248,8 @@ class AgentModel:
             if chat:
                 return self._chat(None, [(name, args, call_id)], tokens, cached)
             item = function_call_item(name, args, call_id, item_id=f"fc_{number}")
-            return response(
-                [item], usage_record=usage(tokens, 20, cached), response_id=f"r{number}"
-            )
+            record = usage(tokens, 20, cached)
+            return response([item], usage_record=record, response_id=f"r{number}", stream=stream)
         seen = done[-1].text[:80] if done else ask[:80]
         filler = " ".join(f"note{number}-{k}" for k in range(self.reply_chars // 12))
         text = f"Answer {number} to: {seen} | {filler}"
@@ -243,7 +257,8 @@ class AgentModel:
             return self._chat(text, [], tokens, cached)
         out = _tokens(text)
         item = message_item(text, item_id=f"msg_{number}")
-        return response([item], usage_record=usage(tokens, out, cached), response_id=f"r{number}")
+        record = usage(tokens, out, cached)
+        return response([item], usage_record=record, response_id=f"r{number}", stream=stream)
 
     def _chat(
         self, text: str | None, calls: list[tuple[str, str, str]], tokens: int, cached: int

@@ -165,3 +165,38 @@ async def _sweep(llm: FakeLLM, tmp_path: Path, filtered: bool) -> None:
     assert model.broken == []
     await session.aclose()
     host.close()
+
+
+def test_streamed_runs_use_the_same_session(llm: FakeLLM, tmp_path: Path) -> None:
+    """``Runner.run_streamed`` (server-sent events from the loopback model) goes through the
+    same session calls: 40 turns with tools, compacted, never over the window."""
+    asyncio.run(_streamed(llm, tmp_path))
+
+
+async def _streamed(llm: FakeLLM, tmp_path: Path) -> None:
+    from agents import RunConfig, Runner
+    from agents_sdk_support import turn_text
+
+    model = llm.responder
+    assert isinstance(model, AgentModel)
+    host = hc.Hermes.from_config(host_config(), home=tmp_path / "home")
+    session = HermesSession("stream-1", host=host, user_id="alice")
+    agent = make_agent(session, llm.base_url)
+    config = session.run_config(RunConfig(tracing_disabled=True))
+    finals = []
+    for number in range(40):
+        result = Runner.run_streamed(agent, turn_text(number), session=session, run_config=config)
+        kinds = {event.type async for event in result.stream_events()}
+        assert "run_item_stream_event" in kinds
+        finals.append(str(result.final_output))
+    assert all(text.startswith("Answer ") for text in finals)
+    assert all((r.json or {}).get("stream") is True for r in llm.requests)
+    assert session.compactions >= 1
+    assert model.refused == [] and model.broken == [] and max(model.prompts) <= WINDOW
+    assert pair_problems(await session.get_items()) == []
+    store = host.session_store
+    assert store is not None
+    record = store.get_session(session.hermes.session_id, user_id="alice")
+    assert record is not None and record.counters.get("requests") == len(model.prompts)
+    await session.aclose()
+    host.close()
