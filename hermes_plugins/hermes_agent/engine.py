@@ -23,6 +23,7 @@ from agent.context_engine import ContextEngine  # type: ignore[import-untyped]
 
 from hermes_core import Session
 from hermes_core.compression.engine import Compressor
+from hermes_core.compression.policy import tail_message_floor
 from hermes_core.errors import HermesError
 from hermes_core.sessions.search_tool import SESSION_SEARCH_SCHEMA
 from hermes_plugins.hermes_agent.runtime import clean_user, context_home, runtime
@@ -62,8 +63,8 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
         self._home: Path | None = None
         self._model = ""
         self._holder = f"engine-{id(self)}"
-        self._probe: Compressor | None = None
         self._overhead = 0  # the host's tokens beside the messages: system prompt, tools
+        self._user: str | None = None  # the agent's user, kept across its session ids
 
     @property
     def name(self) -> str:
@@ -89,15 +90,15 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
             return  # an in-place compaction boundary: same conversation, same session
         given = kwargs.get("hermes_home")
         home = context_home(given) if given else self._home or context_home(None)
-        # a compaction that moved hermes-agent to a child id: the same user goes on there
-        # (the engine hears of the switch before the memory provider does)
-        carried = self._session.info.user_id if self._session is not None else None
-        user = clean_user(kwargs.get("user_id")) or runtime().user_of(session_id) or carried
-        if carried is not None and kwargs.get("boundary_reason") == "compression":
-            runtime().note_user(session_id, carried)
+        # a new id for the same agent (a rotating compaction, /new, /resume): the same user
+        # goes on there; the engine hears of it before the memory provider does
+        user = clean_user(kwargs.get("user_id")) or runtime().user_of(session_id) or self._user
+        if user is not None:
+            runtime().note_user(session_id, user)
         self._release()
         self._session = runtime().acquire(home, session_id, self._holder, user_id=user)
         self._session_id, self._home = session_id, home
+        self._user = self._session.info.user_id
         model = kwargs.get("model")
         if isinstance(model, str) and model:
             self._model = model
@@ -158,11 +159,16 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
             return
         if self._session is not None:
             self._session.set_model(self._model, context_length=self.context_length)
-            self.threshold_tokens = self._session.compressor.threshold_tokens
-            return
-        settings = runtime().host(self._home or context_home(None)).settings
-        self._probe = Compressor(settings, context_length=self.context_length, model=self._model)
-        self.threshold_tokens = self._probe.threshold_tokens
+            compressor = self._session.compressor
+        else:
+            settings = runtime().host(self._home or context_home(None)).settings
+            compressor = Compressor(settings, context_length=self.context_length, model=self._model)
+        self.threshold_tokens = compressor.threshold_tokens
+        self.threshold_percent = self.threshold_tokens / self.context_length
+        # what hermes-agent's cheap preflight gate reads: our head and tail floors
+        comp = compressor.settings.compression
+        self.protect_first_n = comp.protect_first_n
+        self.protect_last_n = tail_message_floor(comp.protect_last_n)
 
     def update_from_response(self, usage: dict[str, Any]) -> None:
         def take() -> None:

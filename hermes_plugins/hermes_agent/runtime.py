@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_core import Hermes, Session
+from hermes_core import Hermes, Session, SessionError
 from hermes_core.host.events import SessionEvent
 
 __all__ = ["HOME_ENV", "HOST_DEFAULTS", "SUBDIR", "Runtime", "context_home", "runtime"]
@@ -126,8 +126,14 @@ class Runtime:
                 host = self.host(home)
                 fresh.session = host.session(session_id, user_id=user_id, on_event=fresh.on_event)
                 entry = self._sessions[key] = fresh
-            entry.holders.add(holder)
             assert entry.session is not None
+            held = entry.session.info.user_id
+            if user_id is not None and held != user_id:
+                raise SessionError(
+                    f"session {session_id!r} is open for another user in this process; "
+                    "a hermes-agent session id serves one user"
+                )
+            entry.holders.add(holder)
             return entry.session
 
     def committed(self, home: Path, session_id: str) -> int:

@@ -166,3 +166,55 @@ def test_host_defaults_yield_to_our_config(home: Path) -> None:
     )
     configured = runtime().host(other).settings
     assert configured.memory.per_user_memory is False and configured.memory.nudge_interval == 5
+
+
+def long_chat(turns: int = 40) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for n in range(turns):
+        said = f"Step {n}: rework parser module part {n}. " + "Context words. " * 30
+        if n == 5:
+            said += "Note: the invoice exporter depends on the legacy CSV dialect."
+        out.append({"role": "user", "content": said})
+        out.append({"role": "assistant", "content": f"Step {n} reworked. " + "Done. " * 30})
+    return out
+
+
+def test_compress_keeps_the_focus_topic_and_memory_context(home: Path) -> None:
+    """hermes-agent's ``/compress <focus>`` and its memory providers' ``memory_context``
+    reach our summary (the fallback here: no summariser configured)."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.yaml").write_text("compression:\n  threshold_tokens: 3000\n", "utf-8")
+    _memory, engine = started("chat-focus", "dana")
+    messages = long_chat()
+    out = engine.compress(
+        messages,
+        focus_topic="invoice exporter",
+        force=True,
+        memory_context="The user ships on Thursdays.",
+    )
+    assert len(out) < len(messages) and engine.compression_count == 1
+    summary = next(str(m["content"]) for m in out if "CONTEXT SUMMARY" in str(m["content"]))
+    assert "## Focus: invoice exporter" in summary and "legacy CSV dialect" in summary
+    assert "ships on Thursdays" in summary
+    assert engine.get_status()["compression_count"] == 1
+
+
+def test_a_new_session_of_the_same_agent_keeps_its_user(home: Path) -> None:
+    """``/new``: hermes-agent ends the old id, resets the engine, starts the new id."""
+    _memory, engine = started("chat-old", "erin")
+    engine.on_session_end("chat-old", [{"role": "user", "content": "hello"}])
+    engine.on_session_reset()
+    engine.on_session_start("chat-new", old_session_id="chat-old", platform="telegram")
+    session = engine._session
+    assert session is not None and session.info.user_id == "erin"
+
+
+def test_one_session_id_never_serves_two_users(
+    home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    _memory, engine = started("chat-shared", "frank")
+    intruder = HermesContextMemory()
+    intruder.initialize("chat-shared", platform="telegram", user_id="gina")
+    assert intruder.system_prompt_block() == ""  # no session: refused, logged
+    assert any("open for another user" in m for m in errors(caplog))
+    assert engine._session is not None and engine._session.info.user_id == "frank"
