@@ -42,8 +42,10 @@ ENGINE_NAME = "hermes-context"
 _ENGINE_TOOLS = frozenset({"session_search"})
 
 
-def _count(value: Any, what: str) -> int:
-    if value is None:
+def _count(value: Any, what: str, *, sentinel: bool = False) -> int:
+    """A token count from the host; ``sentinel``: hermes-agent's -1 ("no real count yet")
+    is read as unknown (0)."""
+    if value is None or (sentinel and isinstance(value, int) and value == -1):
         return 0
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise HermesError(f"{what} must be a whole number of tokens, got {value!r}")
@@ -196,7 +198,7 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
     def should_compress(self, prompt_tokens: int | None = None) -> bool:
         def decide() -> bool:
             session = self._need("should_compress")
-            given = _count(prompt_tokens, "prompt_tokens")
+            given = _count(prompt_tokens, "prompt_tokens", sentinel=True)
             tokens = given or max(self.last_prompt_tokens, 0)
             return session.compressor.should_compress(tokens)[0]
 
@@ -207,7 +209,8 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
             session = self._need("should_compress_preflight")
             if not isinstance(messages, list):
                 raise HermesError(f"messages must be a list, got {type(messages).__name__}")
-            return session.compressor.should_compress(session.compressor.count(messages))[0]
+            tokens = session.compressor.count(messages) + self._overhead  # + prompt, tools
+            return session.compressor.should_compress(tokens)[0]
 
         return guarded("should_compress_preflight", False, decide)
 
@@ -243,7 +246,8 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
                 raise HermesError(f"messages must be a list, got {type(messages).__name__}")
             if focus_topic is not None and not isinstance(focus_topic, str):
                 raise HermesError(f"focus_topic must be text, got {type(focus_topic).__name__}")
-            tokens = _count(current_tokens, "current_tokens") or self.last_real_prompt_tokens
+            given = _count(current_tokens, "current_tokens", sentinel=True)
+            tokens = given or self.last_real_prompt_tokens
             if tokens > 0:
                 self._overhead = max(0, tokens - session.compressor.count(messages))
             before = self._committed()

@@ -91,6 +91,18 @@ def test_bad_values_from_the_host_are_refused_clearly(
         assert phrase in logged, phrase
 
 
+def test_the_hosts_minus_one_sentinel_is_no_error(
+    home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """hermes-agent sets ``last_prompt_tokens = -1`` after a compaction ("no real count yet")
+    and may hand it back: that is unknown, not bad input."""
+    _memory, engine = started("chat-sentinel", None)
+    assert engine.should_compress(-1) is False
+    messages = [{"role": "user", "content": "hi"}]
+    assert engine.compress(messages, current_tokens=-1) == messages
+    assert errors(caplog) == []
+
+
 def test_tool_names_never_collide_with_hermes_agents(home: Path) -> None:
     memory = HermesContextMemory()
     before = {s["name"] for s in memory.get_tool_schemas()}  # asked before initialize
