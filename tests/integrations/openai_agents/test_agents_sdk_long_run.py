@@ -175,7 +175,7 @@ def test_streamed_runs_use_the_same_session(llm: FakeLLM, tmp_path: Path) -> Non
 
 async def _streamed(llm: FakeLLM, tmp_path: Path) -> None:
     from agents import RunConfig, Runner
-    from agents_sdk_support import turn_text
+    from agents_sdk_support import turn_text, usage_reaches_the_session
 
     model = llm.responder
     assert isinstance(model, AgentModel)
@@ -183,9 +183,11 @@ async def _streamed(llm: FakeLLM, tmp_path: Path) -> None:
     session = HermesSession("stream-1", host=host, user_id="alice")
     agent = make_agent(session, llm.base_url)
     config = session.run_config(RunConfig(tracing_disabled=True))
+    hooks = None if usage_reaches_the_session() else session.run_hooks()
     finals = []
     for number in range(40):
-        result = Runner.run_streamed(agent, turn_text(number), session=session, run_config=config)
+        text = turn_text(number)
+        result = Runner.run_streamed(agent, text, session=session, run_config=config, hooks=hooks)
         kinds = {event.type async for event in result.stream_events()}
         assert "run_item_stream_event" in kinds
         finals.append(str(result.final_output))
