@@ -195,3 +195,33 @@ def test_sdk_model_objects_are_taken_as_their_json_form(host: hc.Hermes) -> None
         await session.aclose()
 
     asyncio.run(run())
+
+
+def test_a_limited_read_loses_nothing_with_the_input_filter(host: hc.Hermes) -> None:
+    """``SessionSettings(limit=2)``: the SDK reads the newest two items; the input filter
+    puts the older ones back in front, so nothing is archived as a rewritten history."""
+    memory = pytest.importorskip("agents.memory")
+    events: list[str] = []
+
+    async def run() -> None:
+        with FakeLLM() as llm:
+            llm.add_route(RESPONSES)
+            llm.responder = AgentModel(window=WINDOW)
+            session = HermesSession(
+                "p-7", host=host, user_id="u", on_event=lambda e: events.append(e.kind)
+            )
+            agent = make_agent(session, llm.base_url)
+            plain = session.run_config(RunConfig(tracing_disabled=True))
+            limited = session.run_config(
+                RunConfig(tracing_disabled=True, session_settings=memory.SessionSettings(limit=2))
+            )
+            for text, config in (("one", plain), ("two", plain), ("three", limited)):
+                await Runner.run(agent, text, session=session, run_config=config)
+            last = llm.requests[-1].json["input"]
+            asked = [i["content"] for i in last if i.get("role") == "user"]
+            assert asked == ["one", "two", "three"]
+            assert len(rows(host, session)) == 6
+            await session.aclose()
+
+    asyncio.run(run())
+    assert "transcript_replaced" not in events
