@@ -18,7 +18,8 @@ Reported per side: the median and p90 wall time of a turn (the HTTP round trips 
 loopback model included), the median time spent inside the engine's and memory provider's
 methods per turn (``ENGINE_METHODS``, ``MEMORY_METHODS``), compactions, and the prompt tokens
 billed (all input, the cached part: the prefix shared with the previous request, and
-billed-equivalent = uncached + 0.1 x cached). Ratios are ours / hermes-agent's.
+billed-equivalent = uncached + 0.1 x cached). Ratios are ours / hermes-agent's;
+``median_paired_turn`` is the median over n of ours' turn n / the default's turn n.
 
     python bench/hermes_agent_overhead.py [--turns 60] [--window 65536] [--file-lines 200]
 """
@@ -228,6 +229,10 @@ def main() -> None:
         key: round(ours[key] / default[key], 3) if default[key] else None
         for key in ("median_turn_ms", "p90_turn_ms", "prompt_tokens", "billed_eq")
     }
+    # turn n of one side against turn n of the other: the same work, so a machine hiccup in
+    # one turn moves one pair, not the whole median
+    paired = [o / d for o, d in zip(sides[1].turn_times, sides[0].turn_times, strict=True) if d]
+    ratio["median_paired_turn"] = round(statistics.median(paired), 3)
     out = {
         "turns": args.turns,
         "window": args.window,
