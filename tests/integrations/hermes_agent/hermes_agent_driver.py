@@ -40,11 +40,18 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
     )
     engine = agent.context_compressor
     times = []
+    notes = spec.get("notes", {})
     for n in range(spec["first"], spec["last"] + 1):
         started = time.perf_counter()
-        result = agent.run_conversation(f"turn {n}: please continue", conversation_history=history)
+        text = f"turn {n}: please continue. {notes.get(str(n), '')}".strip()
+        result = agent.run_conversation(text, conversation_history=history)
         times.append(time.perf_counter() - started)
         history = result["messages"]
+    if spec.get("focus"):  # the user types /compress <focus>: the host's own path for it
+        assert engine.has_content_to_compress(history)
+        history, _prompt = agent._compress_context(
+            history, "", focus_topic=spec["focus"], force=True
+        )
     agent.shutdown_memory_provider(history)  # the host's own exit: provider and engine end
     return {
         "engine": type(engine).__name__,

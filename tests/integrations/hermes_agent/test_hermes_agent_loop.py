@@ -93,3 +93,26 @@ def test_sixty_four_turns_restart_and_store(tmp_path: Path) -> None:
     # the model's memory writes went to our MEMORY.md (alice's), not hermes-agent's
     memory_files = list((home / "hermes-context").rglob("MEMORY.md"))
     assert memory_files and "fact 7" in memory_files[0].read_text(encoding="utf-8")
+
+
+def test_compress_with_a_focus_through_the_hosts_own_path(tmp_path: Path) -> None:
+    """``/compress deploy window``: hermes-agent's own compaction path (its lock, its
+    memory-provider hook, its signature filter) hands the focus to our engine."""
+    home = make_home(tmp_path)
+    files = workspace(tmp_path)
+    model = AgentModel(
+        window=WINDOW,
+        tool_for_turn=lambda n: ("read_file", {"path": str(files / "f1.txt")}) if n % 2 else None,
+    )
+    with FakeLLM() as llm:
+        llm.responder = model
+        spec = {"base_url": llm.base_url, "session_id": "chat-f", "first": 1, "last": 14}
+        notes = {"4": "The deploy window is Tuesday 04:00 UTC, never Friday."}
+        done = run_driver(home, {**spec, "notes": notes, "focus": "deploy window"}, tmp_path)
+    assert done["compression_count"] >= 1
+    summaries = [
+        str(m["content"]) for m in done["messages"] if "CONTEXT SUMMARY" in str(m["content"])
+    ]
+    summary = summaries[-1]
+    assert "## Focus: deploy window" in summary and "Tuesday 04:00 UTC" in summary
+    assert hc.validate_messages(done["messages"]) == []
