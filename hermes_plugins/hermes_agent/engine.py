@@ -40,6 +40,8 @@ __all__ = ["ENGINE_NAME", "HermesContextEngine"]
 log = logging.getLogger("hermes_context.hermes_agent")
 ENGINE_NAME = "hermes-context"
 _ENGINE_TOOLS = frozenset({"session_search"})
+#: platforms of one local user (hermes-agent's CLI and friends): no user id is expected there
+_LOCAL = frozenset({"", "cli", "local", "tui", "acp", "cron"})
 
 
 def _count(value: Any, what: str, *, sentinel: bool = False) -> int:
@@ -67,6 +69,8 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
         self._holder = f"engine-{id(self)}"
         self._overhead = 0  # the host's tokens beside the messages: system prompt, tools
         self._user: str | None = None  # the agent's user, kept across its session ids
+        self._fresh = True  # the bound id starts a conversation (not a compaction's child)
+        self._platform = ""
 
     @property
     def name(self) -> str:
@@ -86,9 +90,10 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
         guarded("on_session_start", None, lambda: self._start(session_id, kwargs))
 
     def _start(self, session_id: Any, kwargs: Mapping[str, Any]) -> None:
+        """Bind to ``session_id``; our session opens at its first use (see ``_need``)."""
         if not isinstance(session_id, str) or not session_id.strip():
             raise HermesError(f"on_session_start needs a session id, got {session_id!r}")
-        if session_id == self._session_id and self._session is not None:
+        if session_id == self._session_id:
             return  # an in-place compaction boundary: same conversation, same session
         given = kwargs.get("hermes_home")
         home = context_home(given) if given else self._home or context_home(None)
@@ -98,20 +103,23 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
         if user is not None:
             runtime().note_user(session_id, user)
         self._release()
-        self._session = runtime().acquire(home, session_id, self._holder, user_id=user)
-        self._session_id, self._home = session_id, home
-        self._user = self._session.info.user_id
+        self._session_id, self._home, self._user = session_id, home, user
+        self._fresh = kwargs.get("boundary_reason") != "compression"  # else the count goes on
+        platform = kwargs.get("platform")
+        self._platform = platform if isinstance(platform, str) else ""
         model = kwargs.get("model")
         if isinstance(model, str) and model:
             self._model = model
         self._follow_window()
-        self.compression_count = self._session.compressor.compactions
 
     def on_session_end(self, session_id: str, messages: list[dict[str, Any]]) -> None:
+        """Store the final list in our session when one is open. None is opened for it: a
+        fork of hermes-agent (its background review) ends with its parent's list, which is
+        not the fork's to store."""
+
         def end() -> None:
-            session = self._need("on_session_end")
-            if isinstance(messages, list) and messages:
-                session.end_turn(messages)
+            if self._session is not None and isinstance(messages, list) and messages:
+                self._session.end_turn(messages)
 
         guarded("on_session_end", None, end)
         self._release()
@@ -132,9 +140,19 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
         return runtime().committed(self._home, self._session_id)
 
     def _need(self, what: str) -> Session:
-        if self._session is None:
+        """Our session, opened now if this is its first use: by then the memory provider
+        (when it is ours) has named the user, and a fork that never compacts opens none."""
+        if self._session is not None:
+            return self._session
+        if not self._session_id or self._home is None:
             raise HermesError(f"{what} was called before on_session_start: no session to use")
-        return self._session
+        user = self._user or runtime().user_of(self._session_id)
+        session = runtime().acquire(self._home, self._session_id, self._holder, user_id=user)
+        self._session, self._user = session, session.info.user_id
+        self._follow_window()
+        if self._fresh:  # a resumed conversation: its compactions so far
+            self.compression_count = session.compressor.compactions
+        return session
 
     # --- window and usage --------------------------------------------------------------------
 
@@ -280,7 +298,14 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
             ours = our_name(str(name))
             if ours not in _ENGINE_TOOLS:
                 return tool_error(f"hermes-context has no tool {name!r}")
-            return self._need(f"tool {name}").handle_tool_call(ours, arguments_of(args))
+            session = self._need(f"tool {name}")
+            if session.info.user_id is None and self._platform not in _LOCAL:
+                # a gateway serves many users: without the user's id a search would span them
+                return tool_error(
+                    "session search needs the user's identity here: set memory.provider: "
+                    "hermes_context in hermes-agent's config.yaml"
+                )
+            return session.handle_tool_call(ours, arguments_of(args))
 
         return guarded(f"tool {name}", tool_error(f"{name} failed; see the log"), run)
 

@@ -27,7 +27,13 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
         assert store is not None
         history = [dict(r.message) for r in store.messages(spec["session_id"])]
         host.close()
+    session_db = None
+    if spec.get("session_db"):  # hermes-agent's own store, as its CLI opens it
+        from hermes_state import SessionDB
+
+        session_db = SessionDB()
     agent = AIAgent(
+        session_db=session_db,
         base_url=spec["base_url"],
         api_key="sk-loopback",
         model="agent-model",
@@ -54,6 +60,7 @@ def main(spec: dict[str, Any]) -> dict[str, Any]:
         )
     agent.shutdown_memory_provider(history)  # the host's own exit: provider and engine end
     return {
+        "session_id": agent.session_id,
         "engine": type(engine).__name__,
         "compression_count": engine.compression_count,
         "tools": sorted(t["function"]["name"] for t in agent.tools),

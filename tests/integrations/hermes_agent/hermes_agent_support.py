@@ -28,7 +28,7 @@ def need_hermes_agent() -> None:
     import hermes_context_hermes_agent  # noqa: F401
 
 
-def make_home(root: Path, *, threshold_tokens: int = 10_000) -> Path:
+def make_home(root: Path, *, threshold_tokens: int = 10_000, in_place: bool = True) -> Path:
     """A hermes-agent home as a user sets it up: the install command, three config lines,
     and our own config (the trigger's cap) in its hermes-context folder."""
     from hermes_core.cli import main
@@ -38,7 +38,7 @@ def make_home(root: Path, *, threshold_tokens: int = 10_000) -> Path:
     assert main(["hermes-agent", "install", "--home", str(home)]) == 0
     (home / "config.yaml").write_text(
         "model:\n  context_length: 65536\n"
-        "compression:\n  in_place: true\n"
+        f"compression:\n  in_place: {'true' if in_place else 'false'}\n"
         "context:\n  engine: hermes-context\n"
         "memory:\n  provider: hermes_context\n"
         "plugins:\n  enabled: [hermes-context]\n",

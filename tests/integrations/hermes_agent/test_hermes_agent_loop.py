@@ -116,3 +116,29 @@ def test_compress_with_a_focus_through_the_hosts_own_path(tmp_path: Path) -> Non
     summary = summaries[-1]
     assert "## Focus: deploy window" in summary and "Tuesday 04:00 UTC" in summary
     assert hc.validate_messages(done["messages"]) == []
+
+
+def test_a_host_that_rotates_session_ids_on_compaction(tmp_path: Path) -> None:
+    """hermes-agent with ``compression.in_place: false`` continues in a child session id after
+    each compaction; ours follows it there, for the same user."""
+    home = make_home(tmp_path, in_place=False)
+    files = workspace(tmp_path)
+    model = AgentModel(
+        window=WINDOW,
+        tool_for_turn=lambda n: (
+            ("read_file", {"path": str(files / f"f{n % 6 + 1}.txt")}) if n % 2 == 0 else None
+        ),
+    )
+    with FakeLLM() as llm:
+        llm.responder = model
+        spec = {"base_url": llm.base_url, "session_id": "chat-r", "user_id": "hana"}
+        done = run_driver(home, {**spec, "first": 1, "last": 30, "session_db": True}, tmp_path)
+    assert done["compression_count"] >= 2 and done["session_id"] != "chat-r"
+    assert model.rejected == [] and hc.validate_messages(done["messages"]) == []
+    host = hc.Hermes.from_config({}, home=home / "hermes-context")
+    store = host.session_store
+    assert store is not None
+    mine = store.list_sessions(user_id="hana")
+    assert len(mine) >= 3  # the first id and a child per compaction, all hana's
+    assert store.list_sessions(user_id=None) == []  # none lost its user on the way
+    host.close()

@@ -108,7 +108,7 @@ def test_tool_names_never_collide_with_hermes_agents(home: Path) -> None:
     before = {s["name"] for s in memory.get_tool_schemas()}  # asked before initialize
     assert before == {"hc_memory", "hc_session_search"}
     assert [s["name"] for s in HermesContextEngine().get_tool_schemas()] == ["hc_session_search"]
-    memory, engine = started("chat-tools", None)
+    memory, engine = started("chat-tools", "ivy")
     assert {s["name"] for s in memory.get_tool_schemas()} == before
     added = json.loads(
         memory.handle_tool_call("hc_memory", {"action": "add", "target": "memory", "content": "x1"})
@@ -161,8 +161,7 @@ def test_a_rotating_compaction_keeps_the_user(home: Path) -> None:
         "chat-rot-child", boundary_reason="compression", old_session_id="chat-rot"
     )
     assert engine.get_status()["session_id"] == "chat-rot-child"
-    session = engine._session
-    assert session is not None and session.info.user_id == "carol"
+    assert engine._need("test").info.user_id == "carol"  # opened at its first use
 
 
 def test_host_defaults_yield_to_our_config(home: Path) -> None:
@@ -217,8 +216,7 @@ def test_a_new_session_of_the_same_agent_keeps_its_user(home: Path) -> None:
     engine.on_session_end("chat-old", [{"role": "user", "content": "hello"}])
     engine.on_session_reset()
     engine.on_session_start("chat-new", old_session_id="chat-old", platform="telegram")
-    session = engine._session
-    assert session is not None and session.info.user_id == "erin"
+    assert engine._need("test").info.user_id == "erin"
 
 
 def test_one_session_id_never_serves_two_users(
@@ -229,4 +227,23 @@ def test_one_session_id_never_serves_two_users(
     intruder.initialize("chat-shared", platform="telegram", user_id="gina")
     assert intruder.system_prompt_block() == ""  # no session: refused, logged
     assert any("open for another user" in m for m in errors(caplog))
-    assert engine._session is not None and engine._session.info.user_id == "frank"
+    assert engine._need("test").info.user_id == "frank"
+
+
+def test_an_engine_without_our_memory_provider(home: Path) -> None:
+    """The engine alone never learns the user: on a gateway its search is refused (it would
+    span every user's sessions); in the CLI (one local user) it works. A fork that never
+    compacts (hermes-agent's background review) opens no session at all."""
+    gateway = HermesContextEngine()
+    gateway.on_session_start("chat-gw", platform="telegram", model="agent-model")
+    refused = json.loads(gateway.handle_tool_call("hc_session_search", {"query": "x"}))
+    assert "user's identity" in refused["error"]
+    cli = HermesContextEngine()
+    cli.on_session_start("chat-cli", platform="cli", model="agent-model")
+    assert "error" not in json.loads(cli.handle_tool_call("hc_session_search", {"query": "x"}))
+    fork = HermesContextEngine()
+    fork.on_session_start("fork-1", platform="cli", model="agent-model")
+    fork.update_from_response({"prompt_tokens": 900, "completion_tokens": 10})
+    fork.on_session_end("chat-cli", [{"role": "user", "content": "the parent's words"}])
+    store = runtime().host(home).session_store
+    assert store is not None and store.get_session("fork-1", user_id=None) is None
