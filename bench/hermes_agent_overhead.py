@@ -111,11 +111,11 @@ def make_home(root: Path, base_url: str, *, ours: bool, window: int) -> Path:
 
         assert main(["hermes-agent", "install", "--home", str(home)]) == 0
         lines.append("context:\n  engine: hermes-context\nplugins:\n  enabled: [hermes-context]\n")
-        (home / "hermes-context").mkdir()
-        (home / "hermes-context" / "config.yaml").write_text(
-            f"auxiliary:\n  compression:\n    base_url: {base_url}\n    model: agent-model\n",
-            encoding="utf-8",
-        )
+        with (home / "hermes-context" / "config.yaml").open("a", encoding="utf-8") as config:
+            config.write(
+                f"auxiliary:\n  compression:\n    base_url: {base_url}\n    model: agent-model\n",
+                encoding="utf-8",
+            )
     (home / "config.yaml").write_text("".join(lines), encoding="utf-8")
     return home
 

@@ -46,6 +46,8 @@ def run_install(args: argparse.Namespace) -> int:
     except InstallError as exc:
         raise CommandError(str(exc), EXIT_USAGE) from exc
     print(f"{done.status}: {done.path}")
+    if done.config is not None:
+        print(f"wrote our config: {done.config}")
     if done.status != "already installed":
         config = done.path.parent.parent / "config.yaml"
         print(f"\nThen set in {config}:\n\n{CONFIG_LINES}")

@@ -12,7 +12,15 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CONFIG_LINES", "MARKER", "SHIM_NAME", "InstallError", "Installed", "install"]
+__all__ = [
+    "CONFIG_LINES",
+    "MARKER",
+    "OUR_CONFIG",
+    "SHIM_NAME",
+    "InstallError",
+    "Installed",
+    "install",
+]
 
 SHIM_NAME = "hermes_context"
 MARKER = ".hermes-context-shim"
@@ -36,6 +44,20 @@ FILES: dict[str, str] = {
     MARKER: _MARKER_TEXT,
 }
 
+#: our own config.yaml in ``<hermes home>/hermes-context``, written once (never over an
+#: existing one, which is the user's to edit): the defaults that differ inside hermes-agent,
+#: stated so that the ``hermes-context`` commands read the home as the plugin does
+OUR_CONFIG = (
+    "# hermes-context inside hermes-agent (written once by `hermes-context hermes-agent "
+    "install`;\n# yours to edit: docs/integrations.md lists every key)\n"
+    "memory:\n"
+    "  per_user_memory: true   # a gateway serves many users: each gets their own MEMORY.md\n"
+    "  nudge_interval: 0       # hermes-agent runs its own background review\n"
+    "  flush_min_turns: 0\n"
+    "skills:\n"
+    "  creation_nudge_interval: 0\n"
+)
+
 #: what to put in hermes-agent's config.yaml (and the plugin to enable), shown after install
 CONFIG_LINES = (
     "context:\n  engine: hermes-context\n"
@@ -52,6 +74,7 @@ class InstallError(Exception):
 class Installed:
     path: Path
     status: str  # "installed", "updated" or "already installed"
+    config: Path | None = None  # our config.yaml when this run wrote it
 
 
 def hermes_home(given: str | os.PathLike[str] | None) -> Path:
@@ -63,8 +86,27 @@ def hermes_home(given: str | os.PathLike[str] | None) -> Path:
 
 
 def install(home: str | os.PathLike[str] | None = None) -> Installed:
-    """Write the shim (idempotent: the same bytes again are reported, not rewritten)."""
-    target = hermes_home(home) / "plugins" / SHIM_NAME
+    """Write the shim (idempotent: the same bytes again are reported, not rewritten) and our
+    config.yaml when there is none."""
+    base = hermes_home(home)
+    shim = _shim(base / "plugins" / SHIM_NAME)
+    config = _our_config(base / "hermes-context" / "config.yaml")
+    status = "updated" if shim == "already installed" and config is not None else shim
+    return Installed(base / "plugins" / SHIM_NAME, status, config)
+
+
+def _our_config(path: Path) -> Path | None:
+    if path.exists() or path.is_symlink():
+        return None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write(path, OUR_CONFIG)
+    except OSError as exc:
+        raise InstallError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    return path
+
+
+def _shim(target: Path) -> str:
     if target.is_symlink() or (target.exists() and not target.is_dir()):
         raise InstallError(f"{target} exists and is not a folder; move it away first")
     if target.is_dir():
@@ -75,7 +117,7 @@ def install(home: str | os.PathLike[str] | None = None) -> Installed:
                 "move it away or choose another --home"
             )
         if all(_same(target / name, text) for name, text in FILES.items()):
-            return Installed(target, "already installed")
+            return "already installed"
         status = "updated"
     else:
         status = "installed"
@@ -85,7 +127,7 @@ def install(home: str | os.PathLike[str] | None = None) -> Installed:
             _write(target / name, text)
     except OSError as exc:
         raise InstallError(f"cannot write {target}: {exc.strerror or exc}") from exc
-    return Installed(target, status)
+    return status
 
 
 def _same(path: Path, text: str) -> bool:

@@ -44,11 +44,9 @@ def make_home(root: Path, *, threshold_tokens: int = 10_000, in_place: bool = Tr
         "plugins:\n  enabled: [hermes-context]\n",
         encoding="utf-8",
     )
-    ours = home / "hermes-context"
-    ours.mkdir()
-    (ours / "config.yaml").write_text(
-        f"compression:\n  threshold_tokens: {threshold_tokens}\n", encoding="utf-8"
-    )
+    ours = home / "hermes-context" / "config.yaml"  # the install wrote it; the user adds
+    with ours.open("a", encoding="utf-8") as config:
+        config.write(f"compression:\n  threshold_tokens: {threshold_tokens}\n")
     return home
 
 

@@ -25,11 +25,36 @@ def test_install_is_idempotent(tmp_path: Path, capsys: pytest.CaptureFixture[str
     shim = home / "plugins" / SHIM_NAME
     assert first.startswith(f"installed: {shim}")
     assert "engine: hermes-context" in first and "provider: hermes_context" in first
+    ours = home / "hermes-context" / "config.yaml"
+    assert f"wrote our config: {ours}" in first
     before = snapshot(shim)
     assert set(before) == {"__init__.py", "plugin.yaml", MARKER}
+    config = ours.read_bytes()
     assert main(["hermes-agent", "install", "--home", str(home)]) == 0
     assert capsys.readouterr().out.strip() == f"already installed: {shim}"
-    assert snapshot(shim) == before
+    assert snapshot(shim) == before and ours.read_bytes() == config
+
+
+def test_our_config_is_written_once_and_read_alike_by_the_commands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The defaults that differ inside hermes-agent are written out, so ``hermes-context
+    --home <hermes home>/hermes-context ...`` reads the home as the plugin does; a config the
+    user already has is never touched."""
+    from hermes_core.config.loader import load_config
+
+    home = tmp_path / "hermes"
+    assert main(["hermes-agent", "install", "--home", str(home)]) == 0
+    settings = load_config(None, home=home / "hermes-context", environ={}).settings
+    assert settings.memory.per_user_memory is True and settings.memory.nudge_interval == 0
+    assert settings.skills.creation_nudge_interval == 0
+    mine = home / "hermes-context" / "config.yaml"
+    mine.write_text("memory:\n  nudge_interval: 4\n", encoding="utf-8")
+    (home / "plugins" / SHIM_NAME / "__init__.py").unlink()
+    capsys.readouterr()
+    assert main(["hermes-agent", "install", "--home", str(home)]) == 0
+    assert capsys.readouterr().out.startswith("updated:")
+    assert mine.read_text(encoding="utf-8") == "memory:\n  nudge_interval: 4\n"
 
 
 def test_install_uses_hermes_home_and_updates_an_old_shim_of_ours(
