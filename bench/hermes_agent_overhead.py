@@ -113,8 +113,7 @@ def make_home(root: Path, base_url: str, *, ours: bool, window: int) -> Path:
         lines.append("context:\n  engine: hermes-context\nplugins:\n  enabled: [hermes-context]\n")
         with (home / "hermes-context" / "config.yaml").open("a", encoding="utf-8") as config:
             config.write(
-                f"auxiliary:\n  compression:\n    base_url: {base_url}\n    model: agent-model\n",
-                encoding="utf-8",
+                f"auxiliary:\n  compression:\n    base_url: {base_url}\n    model: agent-model\n"
             )
     (home / "config.yaml").write_text("".join(lines), encoding="utf-8")
     return home
