@@ -5,8 +5,12 @@ hermes-agent keeps the message list and asks the engine three things: *whether* 
 (``compress`` returns the new list), and what the token fields say for its status line. Each
 answer comes from our session for the hermes session id: the trigger is our threshold and
 anti-thrash guard, ``compress`` takes the host's list into our store and compacts it there
-(summary, archive, compaction state committed under the same id), so a restarted host that
-resumes the id finds our state where it left it.
+at once (the decision was ``should_compress``'s, or the user's ``/compress``), with the focus
+topic and the memory providers' text in the summary; the summary, the archive and the
+compaction state are committed under the same id, so a restarted host that resumes the id
+finds our state where it left it. Our session opens at its first use: by then our memory
+provider has named the user, and hermes-agent's background-review fork, which never
+compacts, leaves nothing behind.
 
 The host never gets our exception: a bad argument or a call before ``on_session_start`` is
 logged in one line and answered with the harmless default (the list unchanged, ``False``).
