@@ -23,12 +23,14 @@ show --all ID`` prints them).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import importlib
 import logging
 import os
+import threading
 import weakref
-from collections.abc import Collection, Mapping
+from collections.abc import AsyncIterator, Collection, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -94,6 +96,7 @@ class HermesSession:
         self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
             weakref.WeakKeyDictionary()
         )
+        self._thread_lock = threading.Lock()
         self._closed = False
 
     def _open(self) -> Session:
@@ -108,13 +111,23 @@ class HermesSession:
         if self._listener is not None:
             self._listener(event)
 
-    def _lock(self) -> asyncio.Lock:
-        """One lock per event loop (``Runner.run_sync`` runs each call on a fresh loop)."""
+    @contextlib.asynccontextmanager
+    async def _lock(self) -> AsyncIterator[None]:
+        """Calls one at a time, across tasks *and* threads: ``Runner.run_sync`` runs each call
+        on a fresh loop, and two threads may share a session. Within a loop an asyncio lock
+        queues the tasks; across loops a thread lock, taken by polling so that a cancelled
+        task never leaves it held and the loop is never blocked."""
         loop = asyncio.get_running_loop()
-        lock = self._locks.get(loop)
-        if lock is None:
-            lock = self._locks[loop] = asyncio.Lock()
-        return lock
+        local = self._locks.get(loop)
+        if local is None:
+            local = self._locks[loop] = asyncio.Lock()
+        async with local:
+            while not self._thread_lock.acquire(blocking=False):
+                await asyncio.sleep(0.002)
+            try:
+                yield
+            finally:
+                self._thread_lock.release()
 
     def _check_open(self, call: str) -> None:
         if self._closed:

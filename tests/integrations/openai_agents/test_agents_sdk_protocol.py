@@ -225,3 +225,31 @@ def test_a_limited_read_loses_nothing_with_the_input_filter(host: hc.Hermes) -> 
 
     asyncio.run(run())
     assert "transcript_replaced" not in events
+
+
+def test_threads_sharing_a_session_lose_nothing(host: hc.Hermes) -> None:
+    """``Runner.run_sync`` in two threads: each call runs on its own event loop, so the lock
+    must hold across loops; every turn is stored once, none overwritten by the other."""
+    import threading
+
+    session = HermesSession("p-threads", host=host, user_id="u")
+
+    def turn(text: str) -> list[dict[str, Any]]:
+        reply = {**REPLY, "content": [{**REPLY["content"][0], "text": f"re {text}"}]}
+        return [{"role": "user", "content": text}, reply]
+
+    def worker(name: str) -> None:
+        for index in range(8):
+            asyncio.run(session.add_items(turn(f"{name}-{index}")))
+
+    threads = [threading.Thread(target=worker, args=(name,)) for name in ("a", "b")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    stored = rows(host, session)
+    users = sorted(str(row.message["content"]) for row in stored if row.message["role"] == "user")
+    assert users == sorted(f"{n}-{i}" for n in ("a", "b") for i in range(8))
+    assert len(stored) == 32
+    assert rows(host, session, archived=True) == stored  # nothing archived, nothing rewritten
+    session.close()
