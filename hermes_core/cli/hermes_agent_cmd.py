@@ -41,8 +41,15 @@ def register(
 def run_install(args: argparse.Namespace) -> int:
     from hermes_plugins.hermes_agent.install import CONFIG_LINES, InstallError, install
 
+    home = getattr(args, "home", None)
+    if home is not None and not str(home).strip():  # "$UNSET" must not mean the real home
+        raise CommandError(
+            "--home is empty (an unset variable?); name hermes-agent's home, or leave "
+            "--home out for $HERMES_HOME, else ~/.hermes",
+            EXIT_USAGE,
+        )
     try:
-        done = install(getattr(args, "home", None))
+        done = install(home)
     except InstallError as exc:
         raise CommandError(str(exc), EXIT_USAGE) from exc
     print(f"{done.status}: {done.path}")

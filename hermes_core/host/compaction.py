@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_core.compression.arguments import check_flag
 from hermes_core.compression.guidance import Guidance
-from hermes_core.errors import SessionError, StaleSessionError
+from hermes_core.errors import InvalidArgument, SessionError, StaleSessionError
 from hermes_core.host.events import EventListener, emit
 from hermes_core.host.session_state import MAX_ID_CHARS, SessionState, compaction_counters
 
@@ -98,6 +98,11 @@ class CompactionSteps:
         with self._lock:
             self._check_open()
             check_flag("force", force)
+            for name, value in (("focus", focus), ("memory_context", memory_context)):
+                if value is not None and not isinstance(value, str):
+                    raise InvalidArgument(
+                        f"compact(): {name} must be text or None, got {type(value).__name__}"
+                    )
             self._take(messages, with_recall=False)
             real = prompt_tokens if isinstance(prompt_tokens, int) else 0
             if real > 0 and not isinstance(prompt_tokens, bool):

@@ -63,13 +63,20 @@ def prompt_usage(usage: object) -> PromptUsage | None:
     counts = {key: _count(record, key, "usage") for key in _COUNTS}
     cached = {key: _cached(record, key) for key in _DETAILS}
     if counts["prompt_tokens"] is not None:
-        return PromptUsage(counts["prompt_tokens"], cached["prompt_tokens_details"] or 0)
-    if counts["input_tokens"] is None:
+        found = PromptUsage(counts["prompt_tokens"], cached["prompt_tokens_details"] or 0)
+    elif counts["input_tokens"] is None:
         return None
-    written = counts["cache_creation_input_tokens"] or 0
-    read = counts["cache_read_input_tokens"] or 0
-    total = counts["input_tokens"] + written + read
-    return PromptUsage(total, read + (cached["input_tokens_details"] or 0))
+    else:
+        written = counts["cache_creation_input_tokens"] or 0
+        read = counts["cache_read_input_tokens"] or 0
+        total = counts["input_tokens"] + written + read
+        found = PromptUsage(total, read + (cached["input_tokens_details"] or 0))
+    if found.cached > found.tokens:
+        raise InvalidArgument(
+            f"usage: {found.cached:,} cached tokens of a {found.tokens:,}-token prompt; "
+            "cached tokens are part of the prompt, so they cannot exceed it"
+        )
+    return found
 
 
 def _record(usage: object) -> Mapping[str, Any]:

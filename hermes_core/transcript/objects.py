@@ -50,29 +50,41 @@ def is_sdk_object(value: object) -> bool:
     return callable(getattr(value, "model_dump", None)) or callable(getattr(value, "to_dict", None))
 
 
-def plain_object(value: Any, what: str = "the object") -> dict[str, Any]:
+def plain_object(value: Any, what: str = "the object", depth: int = 0) -> dict[str, Any]:
     """The wire dict of an SDK object (objects nested in it made plain too);
-    :class:`InvalidArgument` when it dumps to something that is not a mapping."""
+    :class:`InvalidArgument` when it dumps to something that is not a mapping, or fails."""
     dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        exclude = getattr(value, "__api_exclude__", None)
-        options: dict[str, Any] = {"mode": "json", "exclude_unset": True, "by_alias": True}
-        if exclude:
-            options["exclude"] = exclude
-        try:
-            data = dump(**options)
-        except TypeError:  # a model_dump of its own, without pydantic's options
-            data = dump()
-    else:
-        data = value.to_dict()
+    kind = type(value).__name__
+    try:
+        data = _dumped(value, dump)
+    except RecursionError as exc:
+        raise InvalidArgument(f"{what}: {kind} nests itself; pass a dict") from exc
+    except Exception as exc:  # a dump of its own that fails: say whose, never a bare trace
+        raise InvalidArgument(
+            f"{what}: {kind}'s {'model_dump' if callable(dump) else 'to_dict'}() failed "
+            f"({type(exc).__name__}: {exc}); pass a dict"
+        ) from exc
     if not isinstance(data, Mapping):
         kind = type(value).__name__
         raise InvalidArgument(
             f"{what}: {kind}'s {'model_dump' if callable(dump) else 'to_dict'}() gave "
             f"{type(data).__name__}, not a mapping; pass a dict"
         )
-    out = plain(data)
+    out = plain(data, depth + 1)
     return out if isinstance(out, dict) else dict(out)
+
+
+def _dumped(value: Any, dump: Any) -> Any:
+    if not callable(dump):
+        return value.to_dict()
+    exclude = getattr(value, "__api_exclude__", None)
+    options: dict[str, Any] = {"mode": "json", "exclude_unset": True, "by_alias": True}
+    if exclude:
+        options["exclude"] = exclude
+    try:
+        return dump(**options)
+    except TypeError:  # a model_dump of its own, without pydantic's options
+        return dump()
 
 
 def has_objects(value: Any, depth: int = 0) -> bool:
@@ -97,14 +109,18 @@ def plain(value: Any, depth: int = 0) -> Any:
     """``value`` with every SDK object in it (at any depth up to :data:`MAX_DEPTH`) replaced
     by its wire dict. The same object when there was none, so a host's own dicts keep their
     identity (the format adapters give kept messages back as the host's objects)."""
-    if depth > MAX_DEPTH or not has_objects(value):
+    if not has_objects(value):
         return value
+    if depth > MAX_DEPTH:  # objects that dump into objects, on and on
+        raise InvalidArgument(
+            f"an object nested more than {MAX_DEPTH} levels deep; pass plain dicts"
+        )
     if isinstance(value, dict):
         return {key: plain(item, depth + 1) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(item, depth + 1) for item in value]
     if is_sdk_object(value):
-        return plain_object(value)
+        return plain_object(value, depth=depth)
     return value
 
 

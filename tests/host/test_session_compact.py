@@ -81,3 +81,7 @@ def test_bad_arguments_are_refused(tmp_path: Path) -> None:
             session.compact(chat(2), force="yes")  # type: ignore[arg-type]
         with pytest.raises(hc.InvalidMessages):
             session.compact([object()])  # type: ignore[list-item]
+        for bad in ({"focus": 3}, {"memory_context": ["notes"]}):
+            with pytest.raises(hc.InvalidArgument, match="must be text"):
+                session.compact(chat(2), force=True, **bad)  # type: ignore[arg-type]
+        assert session.messages == []  # refused before anything was taken in

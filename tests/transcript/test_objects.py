@@ -338,3 +338,34 @@ def test_the_adapters_refuse_an_unknown_object_and_the_checks_report_it() -> Non
         with pytest.raises(NotAMessage, match=r"message 1: expected a message dict, got Point"):
             to_openai(payload, fmt)
         assert any("Point" in problem for problem in payload_problems(payload, fmt))
+
+
+class _Raises:
+    def model_dump(self, **_options: Any) -> Any:
+        raise ValueError("boom")
+
+
+class _Nests:
+    def model_dump(self, **_options: Any) -> Any:
+        return {"role": "user", "content": [_Nests()]}
+
+
+@pytest.mark.parametrize(
+    ("bad", "said"), [(_Raises(), "model_dump() failed (ValueError: boom)"), (_Nests(), "nest")]
+)
+def test_an_object_whose_dump_fails_or_never_ends_is_refused(bad: Any, said: str) -> None:
+    with pytest.raises(InvalidArgument, match="pass") as err:
+        as_message_list([bad])
+    assert said in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"prompt_tokens": 100, "prompt_tokens_details": {"cached_tokens": 200}},
+        {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 11}},
+    ],
+)
+def test_more_cached_tokens_than_the_prompt_is_refused(usage: Any) -> None:
+    with pytest.raises(InvalidArgument, match="cannot exceed"):
+        prompt_usage(usage)

@@ -104,3 +104,13 @@ def test_hermes_agents_own_loaders_take_our_plugins(
     manager.discover_and_load()
     engine = manager._context_engine
     assert engine is not None and engine.name == "hermes-context"
+
+
+def test_an_empty_home_is_refused_not_read_as_the_real_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    monkeypatch.setenv("HERMES_HOME", str(tmp_path / "env-home"))
+    assert main(["hermes-agent", "install", "--home", ""]) == 2
+    assert "--home is empty" in capsys.readouterr().err
+    assert not (tmp_path / "user").exists() and not (tmp_path / "env-home").exists()
