@@ -30,6 +30,7 @@ from hermes_core.compression.engine import Compressor
 from hermes_core.compression.policy import tail_message_floor
 from hermes_core.errors import HermesError
 from hermes_core.sessions.search_tool import SESSION_SEARCH_SCHEMA
+from hermes_plugins.hermes_agent.pairs import paired
 from hermes_plugins.hermes_agent.runtime import clean_user, context_home, runtime
 from hermes_plugins.hermes_agent.tools import (
     arguments_of,
@@ -268,15 +269,22 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
                 raise HermesError(f"messages must be a list, got {type(messages).__name__}")
             if focus_topic is not None and not isinstance(focus_topic, str):
                 raise HermesError(f"focus_topic must be text, got {type(focus_topic).__name__}")
+            messages_in, mended = paired(messages)
+            if mended:
+                log.warning(
+                    "hermes-context: mended %d tool pair(s) before compacting: %s",
+                    len(mended),
+                    "; ".join(mended[:5]),
+                )
             given = _count(current_tokens, "current_tokens", sentinel=True)
             tokens = given or self.last_real_prompt_tokens
             if tokens > 0:
-                self._overhead = max(0, tokens - session.compressor.count(messages))
+                self._overhead = max(0, tokens - session.compressor.count(messages_in))
             before = self._committed()
             # the decision was ours already (should_compress: threshold and anti-thrash
             # guard) or the user's (/compress): compact now, whatever the count says
             out = session.compact(
-                messages,
+                messages_in,
                 force=True,
                 focus=focus_topic,
                 memory_context=memory_context if isinstance(memory_context, str) else "",

@@ -247,3 +247,63 @@ def test_an_engine_without_our_memory_provider(home: Path) -> None:
     fork.on_session_end("chat-cli", [{"role": "user", "content": "the parent's words"}])
     store = runtime().host(home).session_store
     assert store is not None and store.get_session("fork-1", user_id=None) is None
+
+
+def test_broken_tool_pairs_are_mended_so_compaction_goes_on() -> None:
+    """A result with no call before it is dropped, a call the conversation left behind gets a
+    stub result, a call still open at the end stays open; a whole list stays as it was."""
+    import hermes_core as hc
+    from hermes_plugins.hermes_agent.pairs import MISSING_RESULT, paired
+
+    def call(call_id: str) -> dict[str, object]:
+        function = {"name": "ls", "arguments": "{}"}
+        return {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": call_id, "type": "function", "function": function}],
+        }
+
+    good = [
+        {"role": "user", "content": "hi"},
+        call("a"),
+        {"role": "tool", "tool_call_id": "a", "content": "x"},
+        {"role": "assistant", "content": "done"},
+    ]
+    assert paired(good) == (good, [])
+    broken = [
+        {"role": "user", "content": "hi"},
+        call("lost"),
+        {"role": "tool", "tool_call_id": "ghost", "content": "?"},
+        {"role": "user", "content": "next"},
+        call("open"),
+    ]
+    mended, notes = paired(broken)
+    assert [m.get("tool_call_id") for m in mended if m["role"] == "tool"] == ["lost"]
+    assert mended[2]["content"] == MISSING_RESULT and mended[-1] is broken[-1]
+    assert len(notes) == 2 and hc.validate_messages(mended, allow_pending_tool_calls=True) == []
+
+
+def test_the_engine_compacts_a_list_with_a_broken_pair(home: Path) -> None:
+    engine = HermesContextEngine()
+    engine.update_model("m", 8192)
+    engine.on_session_start("broken-pairs", platform="cli", model="m")
+    words = "lorem ipsum dolor sit amet " * 60
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "sys"}]
+    for turn in range(14):
+        messages.append({"role": "user", "content": f"q{turn} {words}"})
+        if turn == 3:
+            function = {"name": "ls", "arguments": "{}"}
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{"id": "lost", "type": "function", "function": function}],
+                }
+            )
+            messages.append({"role": "tool", "tool_call_id": "ghost", "content": words})
+        messages.append({"role": "assistant", "content": f"a{turn} {words}"})
+    out = engine.compress(messages, current_tokens=20_000)
+    assert len(out) < len(messages) and engine.compression_count == 1
+    import hermes_core as hc
+
+    assert hc.validate_messages(out) == []
