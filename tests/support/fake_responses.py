@@ -31,7 +31,7 @@ def usage(input_tokens: int, output_tokens: int, cached: int = 0) -> dict[str, A
     """A Responses usage record (chat form: see ``chat_usage``)."""
     return {
         "input_tokens": input_tokens,
-        "input_tokens_details": {"cached_tokens": cached},
+        "input_tokens_details": {"cached_tokens": cached, "cache_write_tokens": 0},
         "output_tokens": output_tokens,
         "output_tokens_details": {"reasoning_tokens": 0},
         "total_tokens": input_tokens + output_tokens,

@@ -103,7 +103,7 @@ def responses_response(
         "tools": [],
         "usage": {
             "input_tokens": input_tokens,
-            "input_tokens_details": {"cached_tokens": cached},
+            "input_tokens_details": {"cached_tokens": cached, "cache_write_tokens": 0},
             "output_tokens": 6,
             "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": input_tokens + 6,
