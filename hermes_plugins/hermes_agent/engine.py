@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from agent.context_engine import ContextEngine  # type: ignore[import-untyped]
+from agent.context_engine import ContextEngine
 
 from hermes_core import Session
 from hermes_core.compression.engine import Compressor

@@ -15,7 +15,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from agent.memory_provider import MemoryProvider  # type: ignore[import-untyped]
+from agent.memory_provider import MemoryProvider
 
 from hermes_core import Session
 from hermes_core.errors import HermesError
