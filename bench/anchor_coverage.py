@@ -53,7 +53,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from hermes_core.compression.anchors import ANCHOR_HEADER, ledger_bound  # noqa: E402
-from hermes_core.compression.engine import Compressor, compress  # noqa: E402
+from hermes_core.compression.engine import Compressor  # noqa: E402
+from hermes_core.compression.oneshot import compress  # noqa: E402
 from hermes_core.compression.policy import summary_budget  # noqa: E402
 from hermes_core.config.settings import Settings  # noqa: E402
 from hermes_core.tokens import get_counter  # noqa: E402

@@ -42,7 +42,8 @@ from typing import Any, TypeVar
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from hermes_core.compression.engine import Compressor, compress  # noqa: E402
+from hermes_core.compression.engine import Compressor  # noqa: E402
+from hermes_core.compression.oneshot import compress  # noqa: E402
 from hermes_core.compression.serialize import (  # noqa: E402
     MAX_SUMMARY_INPUT_CHARS,
     serialize_turns,

@@ -36,7 +36,7 @@ _LAZY = {
     "Settings": "hermes_core.config.settings",
     "load_config": "hermes_core.config.loader",
     "count_tokens": "hermes_core.tokens.costs",
-    "compress": "hermes_core.compression.engine",
+    "compress": "hermes_core.compression.oneshot",
     "Compressor": "hermes_core.compression.engine",
     "CompressionResult": "hermes_core.compression.result",
     "CompressionEvent": "hermes_core.compression.result",
@@ -91,7 +91,8 @@ __all__ = [
 
 if TYPE_CHECKING:
     from hermes_core import memory
-    from hermes_core.compression.engine import Compressor, compress
+    from hermes_core.compression.engine import Compressor
+    from hermes_core.compression.oneshot import compress
     from hermes_core.compression.result import CompressionEvent, CompressionResult
     from hermes_core.config.loader import load_config
     from hermes_core.config.settings import Settings

@@ -397,20 +397,3 @@ class Compressor(PruneStop):
             kind, detail = step.failure
             self._emit("compression_failed", layer="fallback", kind=kind, reason=detail)
         return step
-
-
-def compress(
-    messages: Sequence[Any],
-    *,
-    context_length: int,
-    max_tokens: int = 0,
-    config: Settings | Mapping[str, Any] | None = None,
-    summarizer: SummarizerMode | SummarizeFn | None = None,
-    force: bool = False,
-) -> CompressionResult:
-    """One-shot compression with a fresh :class:`Compressor` (no anti-thrash history)."""
-    check_messages(messages)
-    compressor = Compressor(
-        config, context_length=context_length, max_tokens=max_tokens, summarizer=summarizer
-    )
-    return compressor.compress(messages, force=force)

@@ -14,7 +14,8 @@ from fake_openai import FakeLLM, answer, disconnect, hang, http_error, raw, trun
 from llm_settings import llm_settings
 
 from hermes_core.compression.assemble import END_MARKER, is_summary_message
-from hermes_core.compression.engine import Compressor, compress
+from hermes_core.compression.engine import Compressor
+from hermes_core.compression.oneshot import compress
 from hermes_core.config.settings import Settings
 from hermes_core.errors import InvalidMessages
 from hermes_core.llm import LLMError

@@ -10,7 +10,8 @@ from fake_openai import FakeLLM, answer
 
 from hermes_core.compression.assemble import END_MARKER, SUMMARY_PREFIX, is_summary_message
 from hermes_core.compression.directives import find_directives
-from hermes_core.compression.engine import Compressor, compress
+from hermes_core.compression.engine import Compressor
+from hermes_core.compression.oneshot import compress
 from hermes_core.config.settings import Settings
 from hermes_core.errors import ConfigError
 from hermes_core.transcript.messages import to_wire

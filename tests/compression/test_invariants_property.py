@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from hermes_core.compression.assemble import is_summary_message
-from hermes_core.compression.engine import compress
+from hermes_core.compression.oneshot import compress
 from hermes_core.transcript.messages import is_real_user_message, to_wire
 from hermes_core.transcript.validation import validate_messages
 

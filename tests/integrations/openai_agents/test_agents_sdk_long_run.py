@@ -10,7 +10,6 @@ and our store holds the transcript.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,20 +25,12 @@ from agents_sdk_support import (
 require_agents()
 
 from fake_openai import FakeLLM  # noqa: E402
-from fake_responses import RESPONSES, AgentModel  # noqa: E402
+from fake_responses import AgentModel  # noqa: E402
 
 import hermes_core as hc  # noqa: E402
 from hermes_plugins.openai_agents import HermesSession  # noqa: E402
 
 TURNS = 64
-
-
-@pytest.fixture
-def llm() -> Iterator[FakeLLM]:
-    with FakeLLM() as server:
-        server.add_route(RESPONSES)
-        server.responder = AgentModel(window=WINDOW)
-        yield server
 
 
 @pytest.mark.parametrize("api", ["responses", "chat"])

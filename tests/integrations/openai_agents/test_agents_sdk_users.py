@@ -5,31 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agents_sdk_support import WINDOW, host_config, make_agent, require_agents
+from agents_sdk_support import host_config, make_agent, require_agents
 
 require_agents()
 
 from agents import RunConfig, Runner  # noqa: E402
 from fake_openai import FakeLLM  # noqa: E402
-from fake_responses import RESPONSES, AgentModel  # noqa: E402
 
 import hermes_core as hc  # noqa: E402
 from hermes_plugins.openai_agents import HermesSession  # noqa: E402
 
 REMEMBER = '[tool memory {"action": "add", "target": "user", "content": "alice sails to Zanzibar"}]'
 SEARCH = '[tool session_search {"query": "Zanzibar"}]'
-
-
-@pytest.fixture
-def llm() -> Iterator[FakeLLM]:
-    with FakeLLM() as server:
-        server.add_route(RESPONSES)
-        server.responder = AgentModel(window=WINDOW)
-        yield server
 
 
 async def ask(session: HermesSession, llm: FakeLLM, text: str) -> str:
