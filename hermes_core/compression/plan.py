@@ -65,6 +65,8 @@ def combine(answers: Sequence[Any], size: int, warnings: list[str]) -> dict[int,
     entries that make no sense are counted in ``warnings`` and skipped."""
     marks: dict[int, Mark] = {}
     for number, answer in enumerate(answers, 1):
+        if answer is None:
+            continue  # no opinion
         if not isinstance(answer, Mapping):
             _warn(
                 warnings,
@@ -218,7 +220,7 @@ def plan_span(
     task = message_text(source[newest]) if newest is not None else ""
     warnings: list[str] = []
     try:
-        answers = list(ask(span, task, focus) or [])
+        answers = [a for a in ask(span, task, focus) or [] if a is not None]
     except Exception as exc:  # noqa: BLE001 - a failing planner plans nothing
         _warn(warnings, f"the planner failed ({type(exc).__name__}: {exc}); no plan")
         answers = []
