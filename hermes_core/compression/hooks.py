@@ -1,7 +1,7 @@
 """How the engine reaches pruners, summarisers and scanners: directly, or through plugins.
 
 ``standalone_hooks`` serves ``hc.compress()`` without a host (the built-in tool summaries,
-the configured LLM, no scanners beyond the engine's own directive check);
+the configured LLM, no scanners beyond the engine's own directive check, no plan);
 ``host_hooks`` routes every call through a :class:`~hermes_core.plugins.PluginHost`, so
 third-party plugins take part with their call policies.
 """

@@ -22,6 +22,7 @@ from hermes_core.compression.guidance import Guidance
 from hermes_core.compression.hooks import CompressionHooks, PruneFn
 from hermes_core.compression.prune import shrink_arguments
 from hermes_core.compression.window import Window
+from hermes_core.redact import redact
 from hermes_core.transcript.messages import message_text, turn_groups
 
 __all__ = ["MARKS", "SHORTEN_CHARS", "Plan", "combine", "plan_span", "shorten"]
@@ -222,7 +223,8 @@ def plan_span(
     try:
         answers = [a for a in ask(span, task, focus) or [] if a is not None]
     except Exception as exc:  # noqa: BLE001 - a failing planner plans nothing
-        _warn(warnings, f"the planner failed ({type(exc).__name__}: {exc}); no plan")
+        # the text reaches logs and stats: an error may quote the span
+        _warn(warnings, f"the planner failed ({type(exc).__name__}: {redact(str(exc))}); no plan")
         answers = []
     marks, widened = _by_group(span, combine(answers, len(span), warnings))
     following = source[window.tail_start] if window.tail_start < len(source) else None

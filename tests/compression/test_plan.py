@@ -23,6 +23,7 @@ from hermes_core.config.settings import Settings
 from hermes_core.transcript.validation import validate_messages
 
 Message = dict[str, Any]
+KEY = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
 Answer = Callable[[Sequence[Mapping[str, Any]]], Any]
 
 
@@ -76,7 +77,7 @@ class Run:
     def plan(self, span: Sequence[Mapping[str, Any]], task: str, focus: str | None) -> list[Any]:
         self.asked.append(([dict(m) for m in span], task, focus))
         if self.raises:
-            raise RuntimeError("planner broke")
+            raise RuntimeError(f"planner broke on {KEY}")
         return [answer(span) for answer in self.answers]
 
     def __call__(
@@ -280,7 +281,8 @@ def test_a_planner_that_raises_plans_nothing() -> None:
     result = Run(raises=True)()
     assert result.status == "compressed"
     assert texts(result.messages) == texts(plain.messages)
-    assert "planner broke" in result.stats["plan"]["warnings"][0]
+    warning = result.stats["plan"]["warnings"][0]
+    assert "planner broke on [REDACTED:openai_key]" in warning and KEY not in warning
 
 
 def test_keeping_everything_changes_nothing() -> None:
