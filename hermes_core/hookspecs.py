@@ -106,6 +106,44 @@ def summarize_middle(
     """
 
 
+@_policy("collect", "0.4.0")
+@hookspec
+def plan_compaction(
+    messages: Sequence[Message], task: str, focus: str | None, session: SessionInfo | None
+) -> Mapping[int, str] | None:
+    """Steer a compaction: mark what of the span about to be summarised to keep, drop or
+    shorten, knowing the task.
+
+    Called once per summary the compressor is about to write (not when pruning alone does),
+    before the summariser runs, with the span it would summarise (never the protected head
+    or tail).
+
+    :param messages: the span, as redacted copies (changing them changes nothing); answer
+        with indices into this list.
+    :param task: the text of the newest real user message (redacted), ``""`` when none.
+    :param focus: what the host asked the summary to keep (``compress(focus=...)``,
+        ``session.compact_now(focus=...)``, hermes-agent's ``/compress <topic>``), or ``None``.
+    :param session: the conversation, or ``None`` for a compression without a session
+        (``hermes-context compress``).
+    :return: a mapping of span index to mark, or ``None`` for no opinion. ``"keep"``: the
+        message stays verbatim after the summary, in order, instead of being summarised;
+        ``"drop"``: it is left out of the summary's input (archived all the same, so it can
+        still be recalled); ``"shorten"``: it enters the summary's input as one line (a tool
+        result as the ``prune_tool_result`` line, long call arguments cut, other text
+        clipped to 300 characters). Unmarked messages are summarised as usual.
+        Example: ``{0: "drop", 7: "keep"}``.
+
+    Policy: ``collect``; when answers disagree about a message, the mark that keeps more wins
+    (keep over shorten over drop). A tool call and its results move as one: a ``keep`` or
+    ``drop`` on one of them applies to the whole group. Marks that make no sense (not a
+    mapping, an index out of range, an unknown mark) are ignored with a warning; a kept
+    message that would sit next to another message of its role, or an earlier compaction's
+    summary, is summarised instead. A plan that keeps every message leaves the transcript
+    unchanged. An implementation that raises contributes nothing. What the plan changed is
+    in the result's ``stats["plan"]``.
+    """
+
+
 # --- memory ----------------------------------------------------------------------------
 
 

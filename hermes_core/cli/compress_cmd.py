@@ -86,6 +86,12 @@ def register(
     add_summarizer_option(parser)
     parser.add_argument("--force", action="store_true", help="compress even under the threshold")
     parser.add_argument(
+        "--focus",
+        metavar="TEXT",
+        help="what the summary must keep in full (a topic, at most 300 characters used), "
+        "like hermes-agent's /compress <topic>",
+    )
+    parser.add_argument(
         "--json",
         action="store_true",
         help="print the report as JSON to stdout (needs --out FILE, a file that is not stdout)",
@@ -95,6 +101,7 @@ def register(
 
 def run(args: argparse.Namespace) -> int:
     from hermes_core.compression.engine import Compressor
+    from hermes_core.compression.guidance import Guidance
     from hermes_core.compression.hooks import host_hooks
     from hermes_core.formats import dump_payload
     from hermes_core.transcript.files import write_payload
@@ -135,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
                 unreachable_falls_back=args.summarizer == "auto",
             )
             progress.start_ticker()  # the compressor reports nothing between its events
-            result = compressor.compress(messages, force=args.force)
+            result = compressor.compress(messages, force=args.force, guidance=Guidance(args.focus))
         finally:
             host.close()
         report = result.report()
@@ -144,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
             report["status"] = f"{report['status']}_over_limit"
         provenance = result.stats.get("threshold_provenance") or []
         report["format"] = conversion.format
+        if "plan" in result.stats:  # a plan_compaction plugin steered the summary
+            report["plan"] = result.stats["plan"]
         # OpenAI: the message list, as always; another format: the host's request shape
         output = (
             result.messages
@@ -236,6 +245,12 @@ def _report_text(
     ]
     if provenance:
         lines.append("threshold: " + "; ".join(provenance))
+    plan = report.get("plan")
+    if plan:
+        lines.append(
+            f"plan (plan_compaction): kept {plan['kept']:,}, shortened {plan['shortened']:,}, "
+            f"dropped {plan['dropped']:,}" + "".join(f"; warning: {w}" for w in plan["warnings"])
+        )
     if report["reason"]:
         lines.append(f"reason: {report['reason']}")
     if over:

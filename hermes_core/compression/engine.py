@@ -25,6 +25,7 @@ from hermes_core.compression.hooks import (
     standalone_hooks,
 )
 from hermes_core.compression.invariants import check_invariants
+from hermes_core.compression.plan import Plan, plan_span
 from hermes_core.compression.proactive import proactive_outcome
 from hermes_core.compression.progress import ending_notice, started_notice
 from hermes_core.compression.prune import prune_tool_results
@@ -144,7 +145,6 @@ class Compressor(PruneStop):
             self.running.reset()  # the list was rewritten, not appended to: recount it next time
         if changed or self._started:  # every "started" gets its "finished", whatever came of it
             self._emit("compression_finished", **result.report(), summarizer_usage=usage.as_dict())
-        if changed or self._started:
             self._notice(*ending_notice(result))
         return result
 
@@ -294,8 +294,8 @@ class Compressor(PruneStop):
         if prune_pays:
             return self._pruned(costs, pruned, stats, tokens_before)
         optional = prune_pays is not None
-        summary = self._summarize(
-            source, working, window, usage, use_llm=use_llm, optional=optional
+        summary, plan = self._summarize(
+            source, working, window, usage, stats, use_llm=use_llm, optional=optional
         )
         if summary.abort_reason is not None:
             self._emit("compression_failed", layer="abort", reason=summary.abort_reason)
@@ -308,7 +308,7 @@ class Compressor(PruneStop):
         assert summary.body is not None
         superseded = superseded_in_head(source, window.head_end)
         head = [m for i, m in enumerate(working[: window.head_end]) if i not in superseded]
-        tail = working[window.tail_start :]
+        tail = [source[i] for i in plan.kept] + working[window.tail_start :]  # kept: verbatim
         assembly = assemble(
             head,
             tail,
@@ -318,11 +318,11 @@ class Compressor(PruneStop):
                 is_real_user_message(m) for m in source[window.middle.start : window.middle.stop]
             ),
         )
-        replaced = set(pruned.replaced) | set(window.middle) | superseded
+        replaced = (set(pruned.replaced) | set(window.middle) | superseded) - set(plan.kept)
         if assembly.rewritten and head and head[0].get("role") in SYSTEM_ROLES:
             replaced.add(0)
         if assembly.merged:
-            replaced.add(window.tail_start)
+            replaced.add(plan.kept[0] if plan.kept else window.tail_start)
         archived = [source[i] for i in sorted(replaced)]
         tokens_after = costs.exact_prompt(assembly.messages, self._cost)
         if optional and tokens_after >= costs.exact_prompt(working, self._cost):
@@ -365,18 +365,18 @@ class Compressor(PruneStop):
         working: list[Message],
         window: Window,
         usage: SummarizerUsage,
+        stats: dict[str, Any],
         *,
         use_llm: bool,
         optional: bool = False,
-    ) -> SummaryStep:
-        middle_original = source[window.middle.start : window.middle.stop]
-        notes = self.hooks.pre_compress(middle_original)
-        ledger_chars = self._ledger_chars()
+    ) -> tuple[SummaryStep, Plan]:  # the plan (compression/plan.py) steered the summary
+        notes = self.hooks.pre_compress(source[window.middle.start : window.middle.stop])
+        plan = plan_span(self.hooks, source, working, window, guidance=self._guidance, stats=stats)
         step = summarize_step(
             hooks=metered_hooks(self.hooks, usage),
             guard=self.guard,
-            middle=working[window.middle.start : window.middle.stop],
-            middle_original=middle_original,
+            middle=plan.middle,  # the plan's marks applied (compression/plan.py)
+            middle_original=plan.original,
             # only a summary the transcript still carries: an older one from this object
             # may belong to a transcript the host has since replaced
             previous=previous_summary(source[: window.tail_start]),
@@ -388,12 +388,12 @@ class Compressor(PruneStop):
             ),
             count_text=self.counter.count_text,
             abort_on_failure=self.settings.compression.abort_on_summary_failure,
-            max_ledger_chars=ledger_chars,
+            max_ledger_chars=self._ledger_chars(),
             unreachable_falls_back=self.unreachable_falls_back,
-            use_llm=use_llm,
+            use_llm=use_llm and bool(plan.middle),  # all kept or dropped: no call for nothing
             optional=optional,
         )
         if step.failure is not None and step.abort_reason is None:
             kind, detail = step.failure
             self._emit("compression_failed", layer="fallback", kind=kind, reason=detail)
-        return step
+        return step, plan

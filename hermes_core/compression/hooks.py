@@ -1,7 +1,7 @@
 """How the engine reaches pruners, summarisers and scanners: directly, or through plugins.
 
 ``standalone_hooks`` serves ``hc.compress()`` without a host (the built-in tool summaries,
-the configured LLM, no scanners beyond the engine's own directive check);
+the configured LLM, no scanners beyond the engine's own directive check, no plan);
 ``host_hooks`` routes every call through a :class:`~hermes_core.plugins.PluginHost`, so
 third-party plugins take part with their call policies.
 """
@@ -24,16 +24,20 @@ PruneFn = Callable[[str, Mapping[str, Any], str, int], "str | None"]
 SummarizeFn = Callable[
     [Sequence[Mapping[str, Any]], "str | None", int, SummaryContext], "str | None"
 ]
+#: (the span about to be summarised, the task, the focus) -> the planners' raw answers
+PlanFn = Callable[[Sequence[Mapping[str, Any]], str, "str | None"], Sequence[Any]]
 
 
 @dataclass
 class CompressionHooks:
-    """The engine's four outlets; ``summarize`` is ``None`` when no LLM may be called."""
+    """The engine's outlets; ``summarize`` is ``None`` when no LLM may be called, ``plan``
+    when nobody steers compactions (compression/plan.py)."""
 
     prune: PruneFn
     summarize: SummarizeFn | None
     scan: Callable[[str], list[Finding]]
     pre_compress: Callable[[Sequence[Mapping[str, Any]]], list[str]]
+    plan: PlanFn | None = None
 
 
 def _no_findings(_text: str) -> list[Finding]:
@@ -173,9 +177,25 @@ def host_hooks(
         notes = host.call("memory_on_pre_compress", messages=clean, session=session)
         return [n for n in notes or [] if isinstance(n, str) and n.strip()]
 
+    def plan(messages: Sequence[Mapping[str, Any]], task: str, focus: str | None) -> list[Any]:
+        if not host.implementations("plan_compaction"):
+            return []  # nobody steers: spare redacting the whole span
+        from hermes_core.memory.calls import redacted_messages
+        from hermes_core.redact import redact
+
+        answers = host.call(
+            "plan_compaction",
+            messages=redacted_messages(messages),  # copies: a planner changes nothing
+            task=redact(task),
+            focus=redact(focus) if focus else None,
+            session=session,
+        )
+        return list(answers or [])
+
     return CompressionHooks(
         prune=prune,
         summarize=None if mode == "fallback" else summarize,
         scan=scan,
         pre_compress=pre_compress,
+        plan=plan,
     )

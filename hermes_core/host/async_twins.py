@@ -15,7 +15,8 @@ __all__ = ["AsyncTwins"]
 
 
 class AsyncTwins:
-    """``aprepare``, ``arecord_usage``, ``aend_turn``, ``ahandle_tool_call``, ``aclose``."""
+    """``aprepare``, ``arecord_usage``, ``aend_turn``, ``ahandle_tool_call``,
+    ``acompact_now``, ``aclose``."""
 
     def prepare(self, messages: Sequence[Any]) -> list[dict[str, Any]]:
         raise NotImplementedError
@@ -27,6 +28,9 @@ class AsyncTwins:
         raise NotImplementedError
 
     def handle_tool_call(self, name: str, arguments: Mapping[str, Any] | str) -> str:
+        raise NotImplementedError
+
+    def compact_now(self, focus: str | None = None) -> list[dict[str, Any]]:
         raise NotImplementedError
 
     def close(self) -> None:
@@ -43,6 +47,9 @@ class AsyncTwins:
 
     async def ahandle_tool_call(self, name: str, arguments: Mapping[str, Any] | str) -> str:
         return await asyncio.to_thread(self.handle_tool_call, name, arguments)
+
+    async def acompact_now(self, focus: str | None = None) -> list[dict[str, Any]]:
+        return await asyncio.to_thread(self.compact_now, focus)
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self.close)

@@ -111,6 +111,19 @@ class CompactionSteps:
             self._save_state()
             return [dict(m) for m in self.view.sent]
 
+    def compact_now(self, focus: str | None = None) -> list[Message]:
+        """Compact the active transcript now, whatever the trigger and the guard's cooldowns
+        say (the user asked: hermes-agent's ``/compress <focus>``), keeping ``focus`` in the
+        summary; commit to the store and return the active transcript (copies). Nothing to
+        compact, or a compaction that would not shrink it, returns it unchanged."""
+        with self._lock:
+            self._check_open()
+            if focus is not None and not isinstance(focus, str):
+                raise InvalidArgument.of("compact_now(): focus", "text or None", focus)
+            self._compress_when_due(force=True, guidance=Guidance(focus))
+            self._save_state()
+            return [dict(m) for m in self.view.sent]
+
     def _compress_when_due(self, *, force: bool = False, guidance: Guidance | None = None) -> None:
         if not force:
             tokens = self.compressor.observe(self.view.sent)
