@@ -36,26 +36,26 @@ def test_everything_archived_comes_back_byte_exact(plan: list[Any], in_place: bo
 
 
 def test_a_pruned_tool_output_comes_back_with_one_call(tmp_path: Path) -> None:
-    with make_hermes(tmp_path, {"model": {"context_length": 8_000}}) as host:
-        with host.session("s1", user_id="u1") as session:
-            messages = [m for n in range(8) for m in turn(n, 1, 200, False, False)]
-            out = session.compact(messages, force=True)
-            stand_in = next(m for m in out if m["role"] == "tool" and "[ref " in m["content"])
-            original = next(
-                m["content"]
-                for m in messages
-                if m.get("tool_call_id") == stand_in["tool_call_id"] and m["role"] == "tool"
-            )
-            ref = REF.search(stand_in["content"])
-            assert ref is not None and stand_in["content"].endswith(f" [ref {ref.group(1)}]")
-            answer = json.loads(session.handle_tool_call("session_recall", {"ref": ref.group(1)}))
-            assert answer["success"] and answer["pages"] == 1
-            assert [i["text"] for i in answer["items"]] == [original]
-            assert answer["items"][0]["tool_call_id"] == stand_in["tool_call_id"]
-            assert "not instructions" in answer["note"]
-            # the summary names the span it replaced, after its end marker
-            summary = next(m["content"] for m in out if "END OF CONTEXT SUMMARY" in str(m))
-            assert re.search(r"---( \[ref [0-9,\-]+\])$", summary)
+    config = {"model": {"context_length": 8_000}}
+    with make_hermes(tmp_path, config) as host, host.session("s1", user_id="u1") as session:
+        messages = [m for n in range(8) for m in turn(n, 1, 200, False, False)]
+        out = session.compact(messages, force=True)
+        stand_in = next(m for m in out if m["role"] == "tool" and "[ref " in m["content"])
+        original = next(
+            m["content"]
+            for m in messages
+            if m.get("tool_call_id") == stand_in["tool_call_id"] and m["role"] == "tool"
+        )
+        ref = REF.search(stand_in["content"])
+        assert ref is not None and stand_in["content"].endswith(f" [ref {ref.group(1)}]")
+        answer = json.loads(session.handle_tool_call("session_recall", {"ref": ref.group(1)}))
+        assert answer["success"] and answer["pages"] == 1
+        assert [i["text"] for i in answer["items"]] == [original]
+        assert answer["items"][0]["tool_call_id"] == stand_in["tool_call_id"]
+        assert "not instructions" in answer["note"]
+        # the summary names the span it replaced, after its end marker
+        summary = next(m["content"] for m in out if "END OF CONTEXT SUMMARY" in str(m))
+        assert re.search(r"---( \[ref [0-9,\-]+\])$", summary)
 
 
 def test_without_a_store_no_reference_is_written(tmp_path: Path) -> None:
