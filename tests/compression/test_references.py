@@ -161,3 +161,18 @@ def test_a_reference_costs_a_few_tokens() -> None:
     counter = get_counter("gpt-4o", "auto")
     for tag in (" [ref 42]", " [ref 1:7]", " [ref 120-181,300]", " [ref 12345]"):
         assert counter.count_text(tag) <= 9
+
+
+def test_proactive_pruning_names_the_rows_too() -> None:
+    messages = [m for n in range(6) for m in turn(n, 1, 600, False, False)]
+    settings = {
+        "compression": {"protect_first_n": 0, "proactive_prune_tokens": 1,
+                        "proactive_prune_min_reclaim_tokens": 1,
+                        "proactive_prune_min_result_chars": 1_000},
+    }  # fmt: skip
+    refs = ArchiveRefs.of(range(101, 101 + len(messages)))
+    made = Compressor(settings, context_length=1_000_000, summarizer="fallback")
+    result = made.compress(messages, references=refs)
+    assert result.status == "pruned"
+    changed = [(i, m) for i, m in enumerate(result.messages) if m is not messages[i]]
+    assert changed and all(m["content"].endswith(f" [ref {101 + i}]") for i, m in changed)
