@@ -12,12 +12,11 @@ split by a page boundary is still caught.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from hermes_core.redact import redact
-from hermes_core.sessions.store import StoredMessage
 from hermes_core.types import Finding
 
 __all__ = ["PAGE_CHARS", "Segment", "page_count", "page_items", "screened", "segments"]
@@ -54,10 +53,9 @@ def _text_of(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
-def segments(row: StoredMessage, ref: str) -> list[Segment]:
-    """``row``'s message as segments: ``content`` (or ``content[i]`` per part of a list) and
+def segments(message: Mapping[str, Any], ref: str) -> list[Segment]:
+    """``message`` as segments: ``content`` (or ``content[i]`` per part of a list) and
     ``tool_calls[k].arguments``; a message with none of these gives one empty ``content``."""
-    message = row.message
     base: dict[str, Any] = {"ref": ref, "role": str(message.get("role") or "")}
     for key in ("tool_call_id", "name"):
         if isinstance(message.get(key), str):

@@ -187,11 +187,7 @@ def _by_call(store: SessionStore, chain: list[str], call_id: str) -> _Found:
 
 
 def _searchable(message: Mapping[str, Any]) -> str:
-    return "\n".join(s.text for s in segments(_row(message), "")).casefold()
-
-
-def _row(message: Mapping[str, Any]) -> StoredMessage:
-    return StoredMessage(session_id="", seq=1, message=message)
+    return "\n".join(s.text for s in segments(message, "")).casefold()
 
 
 def _by_query(store: SessionStore, chain: list[str], query: str) -> _Found:
@@ -213,7 +209,7 @@ def _answer(found: _Found, page: int, scan: Scanner, extra: dict[str, Any]) -> s
     parts: list[Segment] = []
     withheld = 0
     for depth, row in found:
-        for segment in segments(row, format_ref([row.seq], depth)):
+        for segment in segments(row.message, format_ref([row.seq], depth)):
             clean, blocked = screened(segment, scan)
             parts.append(clean)
             withheld += int(blocked)
