@@ -72,3 +72,36 @@ def test_without_a_store_no_reference_is_written(tmp_path: Path) -> None:
             "success": False,
             "error": "session_recall is not available in this session",
         }
+
+
+def test_an_image_stripped_on_overflow_names_its_row(tmp_path: Path) -> None:
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + "A" * 400}}
+    call = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "shot", "arguments": "{}"}}
+        ],
+    }
+    messages = [
+        {"role": "user", "content": "take a screenshot"},
+        call,
+        {
+            "role": "tool",
+            "tool_call_id": "c1",
+            "content": [{"type": "text", "text": "here"}, image],
+        },
+        {"role": "user", "content": "what now"},
+    ]
+    config = {"model": {"context_length": 8_000}}
+    with make_hermes(tmp_path, config) as host, host.session("s1", user_id="u1") as session:
+        session.prepare(messages)
+        session.on_overflow(400, "prompt is too long")
+        note = session.prepare(messages)[2]["content"][1]["text"]
+        assert note.startswith("[Image removed") and note.endswith(" [ref 3]")
+        answer = json.loads(session.handle_tool_call("session_recall", {"ref": "3"}))
+        texts = [i["text"] for i in answer["items"]]
+        assert texts == [
+            "here",
+            "[image: image/png, 422 characters of inline data, not shown as text]",
+        ]
