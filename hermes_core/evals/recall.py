@@ -35,10 +35,16 @@ class RecallFigures:
     ref_tokens: int = 0  # tokens of those references
     archived_outputs: int = 0  # tool outputs no longer in the context at the end
     recalled_outputs: int = 0  # of those, returned byte-exact by one tool_call_id call
+    withheld_outputs: int = 0  # of the rest, withheld by the threat scanner (by design)
 
     @property
     def recall_share(self) -> float:
         return self.recalled_outputs / self.archived_outputs if self.archived_outputs else 1.0
+
+    @property
+    def lost(self) -> int:
+        """Outputs neither returned byte-exact nor withheld by the scanner: must be 0."""
+        return self.archived_outputs - self.recalled_outputs - self.withheld_outputs
 
     @property
     def tokens_per_compaction(self) -> float:
@@ -49,23 +55,24 @@ class RecallFigures:
         return self.ref_tokens / self.stand_ins if self.stand_ins else 0.0
 
 
-def recalled_text(session: Session, tool_call_id: str) -> list[str]:
-    """Every result text ``session_recall`` returns for a call id, its pages joined."""
+def recalled_text(session: Session, tool_call_id: str) -> tuple[list[str], int]:
+    """Every result text ``session_recall`` returns for a call id, its pages joined, and how
+    many fields the threat scanner withheld."""
     texts: dict[tuple[str, str], str] = {}
-    page, pages = 1, 1
+    page, pages, withheld = 1, 1, 0
     while page <= pages:
         answer = json.loads(
             session.handle_tool_call("session_recall", {"tool_call_id": tool_call_id, "page": page})
         )
         if not answer.get("success"):
-            return []
-        pages = answer["pages"]
+            return [], 0
+        pages, withheld = answer["pages"], answer.get("withheld", 0)
         for item in answer["items"]:
             if item["role"] == "tool":
                 key = (item["ref"], item["field"])
                 texts[key] = texts.get(key, "") + item["text"]
         page += 1
-    return list(texts.values())
+    return list(texts.values()), withheld
 
 
 def _tags(messages: Sequence[Message], known: set[int]) -> list[str]:
@@ -110,6 +117,11 @@ def replay_recall(
             figures.archived_outputs += 1
             call_id = message.get("tool_call_id")
             content = message.get("content")
-            if isinstance(call_id, str) and content in recalled_text(session, call_id):
+            texts, withheld = (
+                recalled_text(session, call_id) if isinstance(call_id, str) else ([], 0)
+            )
+            if content in texts:
                 figures.recalled_outputs += 1
+            elif withheld:
+                figures.withheld_outputs += 1
     return figures

@@ -19,5 +19,5 @@ def test_every_archived_output_comes_back_and_refs_stay_small(tmp_path: Path) ->
         counter = get_counter("gpt-4o", "auto")
         figures = replay_recall(host, "e1", messages, every=8, count_text=counter.count_text)
     assert figures.compactions >= 2 and figures.stand_ins >= figures.compactions
-    assert figures.archived_outputs > 0 and figures.recall_share == 1.0
+    assert figures.archived_outputs > 0 and figures.recall_share == 1.0 and figures.lost == 0
     assert 0 < figures.tokens_per_stand_in <= 9
