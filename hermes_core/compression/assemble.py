@@ -95,8 +95,11 @@ def assemble(
     *,
     any_user: bool,
     middle_had_user_turn: bool,
+    ref: str = "",
 ) -> Assembly:
-    """``head + [summary] + tail``, with the system note appended once to a leading system."""
+    """``head + [summary] + tail``, with the system note appended once to a leading system.
+    ``ref`` (`` [ref R]``, the span's archived rows) follows the end marker, outside the body
+    a later compaction carries on."""
     rewritten: list[dict[str, Any]] = []
     head_out = list(head)
     if head_out and head_out[0].get("role") in SYSTEM_ROLES:
@@ -104,7 +107,7 @@ def assemble(
         if noted is not head_out[0]:
             rewritten.append(head_out[0])
             head_out[0] = noted
-    text = wrap_summary(summary_body)
+    text = wrap_summary(summary_body) + ref
     previous = head_out[-1] if head_out else None
     following = tail[0] if tail else None
     role = summary_role(previous, following, any_user=any_user)

@@ -30,14 +30,14 @@ from hermes_core.compression.proactive import proactive_outcome
 from hermes_core.compression.progress import ending_notice, started_notice
 from hermes_core.compression.prune import prune_tool_results
 from hermes_core.compression.prune_stop import PruneStop
+from hermes_core.compression.references import ArchiveRefs, check_refs
 from hermes_core.compression.result import STILL_OVER, CompressionResult, EventSink, outcome
 from hermes_core.compression.summary_step import SummaryStep, previous_summary, summarize_step
 from hermes_core.compression.summary_usage import SummarizerUsage, metered_hooks
-from hermes_core.compression.trigger import GROWTH_ENDS_BACKOFF, as_settings
+from hermes_core.compression.trigger import as_settings
 from hermes_core.compression.window import Window, choose_window, superseded_in_head
 from hermes_core.config.settings import Settings
 from hermes_core.errors import InvalidMessages
-from hermes_core.tokens import REPLY_PRIMING
 from hermes_core.tokens.table import CostTable, primed
 from hermes_core.transcript.messages import is_real_user_message, turn_groups
 from hermes_core.transcript.validation import validate_messages
@@ -97,6 +97,7 @@ class Compressor(PruneStop):
         self.unreachable_falls_back = unreachable_falls_back
         self.compactions = 0
         self._guidance: Guidance | None = None  # this compress() call's, if any
+        self._refs: ArchiveRefs | None = None  # this compress() call's store rows, if any
         self.previous_summary: str | None = None
         self._wall_clock = wall_clock  # only to age persisted timers (export/restore_state)
         self._started = False
@@ -119,15 +120,18 @@ class Compressor(PruneStop):
         *,
         force: bool = False,
         guidance: Guidance | None = None,
+        references: ArchiveRefs | None = None,
     ) -> CompressionResult:
         """Compress when due (or when ``force``); never mutates ``messages``. ``guidance``:
         a focus topic and memory notes the summary must keep (compression/guidance.py).
+        ``references``: each message's store row, named in stand-ins (compression/references.py).
 
         ``stats["summarizer_usage"]`` reports what the summariser cost (see
         :class:`~hermes_core.compression.summary_usage.SummarizerUsage`)."""
         check_messages(messages)
         check_flag("force", force)
         self._guidance = guidance if isinstance(guidance, Guidance) else None
+        self._refs = check_refs(references, len(messages))
         started = time.perf_counter()
         source = [m if isinstance(m, dict) else dict(m) for m in messages]
         usage = SummarizerUsage(count=self.count)
@@ -191,6 +195,7 @@ class Compressor(PruneStop):
                     context_length=self.context_length,
                     prune=self.hooks.prune,
                     cost=self._cost,
+                    refs=self._refs,
                 )
             why = reason or f"under the threshold ({before:,} < {self.threshold_tokens:,})"
             return proactive or outcome(source, "unchanged", why, tokens_before=before, stats=stats)
@@ -220,19 +225,6 @@ class Compressor(PruneStop):
             why = "invariant check failed, input kept: " + "; ".join(violations)
             return outcome(source, "aborted", why, tokens_before=before, stats=stats)
         return result
-
-    def _trigger(self, source: list[Message], costs: CostTable) -> int:
-        """:meth:`observe` when cheap (costs known, or the list only grew), else the estimate,
-        counted exactly until every verdict of the trigger is the one exact counts give."""
-        if not costs.pending or self.running.follows(source):
-            return self.observe(source)
-        ratio, trigger = self.running.correction_ratio, self.threshold_tokens
-        nothing = [] if self._nothing_at is None else [self._nothing_at * GROWTH_ENDS_BACKOFF]
-        proactive = self.settings.compression.proactive_prune_tokens  # 0: off
-        marks = [trigger, max(1, trigger // 2), *nothing, *([proactive] if proactive else [])]
-        tokens = costs.clear_of(marks, lambda t: int(ratio * t + 0.5), REPLY_PRIMING)
-        self._sent, self.last_prompt_tokens = (source, len(source)), tokens
-        return tokens
 
     def _run(
         self,
@@ -280,6 +272,7 @@ class Compressor(PruneStop):
             tail_budget_tokens=budget,
             cost=self._cost,
             skip=window.middle if unread else range(0),
+            refs=self._refs,
         )
         stats["passes"] = dict(pruned.passes)
         working = pruned.messages
@@ -317,6 +310,7 @@ class Compressor(PruneStop):
             middle_had_user_turn=any(
                 is_real_user_message(m) for m in source[window.middle.start : window.middle.stop]
             ),
+            ref=self._refs.span_tag({*window.middle, *superseded}) if self._refs else "",
         )
         replaced = (set(pruned.replaced) | set(window.middle) | superseded) - set(plan.kept)
         if assembly.rewritten and head and head[0].get("role") in SYSTEM_ROLES:

@@ -11,7 +11,7 @@ alone: they are the validator's to report, not ours to hide.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, cast
 
 from hermes_core.transcript.messages import is_real_user_message
@@ -47,10 +47,17 @@ def _image_count(msg: object) -> int:
     return sum(1 for part in content if _is_image_part(part))
 
 
+def _untagged(_index: int) -> str:
+    return ""
+
+
 def strip_historical_images(
     messages: Sequence[Mapping[str, Any]],
+    *,
+    tag: Callable[[int], str] = _untagged,
 ) -> tuple[list[dict[str, Any]], dict[int, dict[str, Any]], int]:
     """Return (new list, index -> original message for each changed one, images stripped).
+    ``tag(i)``: the `` [ref R]`` naming message ``i``'s stored row, appended to its notes.
 
     Unchanged messages are the input objects; a changed one is a copy with a new content list.
     One pass to find the newest image-bearing user and tool messages, one to rewrite.
@@ -83,8 +90,9 @@ def strip_historical_images(
         if keep:
             continue
         original = cast("dict[str, Any]", msg)
+        note = IMAGE_NOTE + tag(i)
         content = [
-            {"type": "text", "text": IMAGE_NOTE} if _is_image_part(part) else part
+            {"type": "text", "text": note} if _is_image_part(part) else part
             for part in original["content"]
         ]
         out[i] = {**original, "content": content}
@@ -95,6 +103,8 @@ def strip_historical_images(
 
 def strip_tool_images(
     messages: Sequence[Mapping[str, Any]],
+    *,
+    tag: Callable[[int], str] = _untagged,
 ) -> tuple[list[dict[str, Any]], int]:
     """Return (new list, images stripped): the last resort when compression cannot fit.
 
@@ -102,7 +112,8 @@ def strip_tool_images(
     one being answered): all tool results' images, the newest one too (unlike Phase 1, which
     keeps it; this runs only after the provider refused the request, and an image costs
     ~1,500 tokens however old), and every older user image. Changed messages are copies with
-    a new part list (indices kept); unchanged ones are the input objects.
+    a new part list (indices kept); unchanged ones are the input objects. ``tag`` as for
+    :func:`strip_historical_images`.
     """
     newest_user = next(
         (i for i in range(len(messages) - 1, -1, -1) if is_real_user_message(messages[i])), -1
@@ -113,7 +124,7 @@ def strip_tool_images(
         count = _image_count(msg)
         if not count or i == newest_user:
             continue
-        note = {"type": "text", "text": OVERFLOW_IMAGE_NOTE}
+        note = {"type": "text", "text": OVERFLOW_IMAGE_NOTE + tag(i)}
         content = [note if _is_image_part(part) else part for part in msg["content"]]
         out[i] = {**msg, "content": content}
         stripped += count

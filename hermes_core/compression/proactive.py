@@ -8,6 +8,7 @@ from typing import Any
 
 from hermes_core.compression import policy
 from hermes_core.compression.prune import PruneFn, PruneResult, proactive_prune
+from hermes_core.compression.references import ArchiveRefs
 from hermes_core.compression.result import CompressionResult, outcome
 from hermes_core.compression.window import tail_start
 from hermes_core.config.settings import CompressionSettings
@@ -24,6 +25,7 @@ def proactive_step(
     context_length: int,
     prune: PruneFn,
     cost: Callable[[Mapping[str, Any]], int],
+    refs: ArchiveRefs | None = None,
 ) -> PruneResult | None:
     """The pruned transcript, or ``None`` when off, not reached, or not worth it.
 
@@ -54,6 +56,7 @@ def proactive_step(
         cost=cost,
         min_result_chars=settings.proactive_prune_min_result_chars,
         min_reclaim_tokens=settings.proactive_prune_min_reclaim_tokens,
+        refs=refs,
     )
 
 
@@ -68,6 +71,7 @@ def proactive_outcome(
     context_length: int,
     prune: PruneFn,
     cost: Callable[[Mapping[str, Any]], int],
+    refs: ArchiveRefs | None = None,
 ) -> CompressionResult | None:
     """The ``pruned`` result of :func:`proactive_step`, decided on ``trigger``: the count the
     threshold check saw, anchored on the provider's last usage (the host's real prompt),
@@ -83,6 +87,7 @@ def proactive_outcome(
         context_length=context_length,
         prune=prune,
         cost=cost,
+        refs=refs,
     )
     if pruned is None:
         return None

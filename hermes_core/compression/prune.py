@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Final, cast
 
 from hermes_core.compression.images import strip_historical_images
+from hermes_core.compression.references import ArchiveRefs, tagger
 from hermes_core.transcript.validation import tool_call_ids
 
 __all__ = [
@@ -56,11 +57,15 @@ class PruneResult:
 class _Edits:
     """The output under construction; a change copies the message and archives the original."""
 
-    def __init__(self, source: Sequence[Mapping[str, Any]], *, images: bool) -> None:
+    def __init__(
+        self, source: Sequence[Mapping[str, Any]], *, images: bool, refs: ArchiveRefs | None
+    ) -> None:
         self.source = source
         self.passes = dict.fromkeys(PASS_NAMES, 0)
+        self.tag = tagger(refs)  # index -> " [ref R]" naming the original's row, or ""
         if images:
-            self.messages, self.replaced, self.passes["images"] = strip_historical_images(source)
+            stripped = strip_historical_images(source, tag=self.tag)
+            self.messages, self.replaced, self.passes["images"] = stripped
         else:
             self.messages = cast("list[dict[str, Any]]", list(source))
             self.replaced = {}
@@ -150,7 +155,7 @@ class _Summarizer:
         """The replacement for message ``i``; None when it is no long result, or the pruner
         declines, fails or would not save anything. A pruner's exception never propagates."""
         text = _result_text(msg)
-        if text is None or len(text) <= self.min_chars or text == DUPLICATE_NOTE:
+        if text is None or len(text) <= self.min_chars or text.startswith(DUPLICATE_NOTE):
             return None
         if len(text) <= self.max_chars and "\n" not in text:
             return None  # already one line no summary could beat
@@ -179,7 +184,8 @@ def _dedup(edits: _Edits, protect_from: int, min_chars: int, skip: range = range
         if text not in seen:
             seen.add(text)
         elif i < protect_from and i not in skip:
-            edits.put(i, {**edits.messages[i], "content": DUPLICATE_NOTE}, "dedup")
+            note = DUPLICATE_NOTE + edits.tag(i)
+            edits.put(i, {**edits.messages[i], "content": note}, "dedup")
 
 
 def _edited(protect_from: int, skip: range) -> list[int]:
@@ -194,31 +200,32 @@ def _summaries(
     for i in _edited(protect_from, skip):
         line = summarizer.line_for(i, edits.messages[i])
         if line is not None:
-            edits.put(i, {**edits.messages[i], "content": line}, "summaries")
+            edits.put(i, {**edits.messages[i], "content": line + edits.tag(i)}, "summaries")
 
 
-def _cut_strings(value: Any) -> Any:
+def _cut_strings(value: Any, mark: str) -> Any:
     if isinstance(value, str):
         if len(value) <= ARGUMENT_VALUE_CHARS:
             return value
-        return value[:ARGUMENT_VALUE_CHARS] + TRUNCATED_MARK
+        return value[:ARGUMENT_VALUE_CHARS] + mark
     if isinstance(value, dict):
-        return {key: _cut_strings(item) for key, item in value.items()}
+        return {key: _cut_strings(item, mark) for key, item in value.items()}
     if isinstance(value, list):
-        return [_cut_strings(item) for item in value]
+        return [_cut_strings(item, mark) for item in value]
     return value
 
 
-def shrink_arguments(raw: object) -> str | None:
+def shrink_arguments(raw: object, tag: str = "") -> str | None:
     """Arguments over 500 chars with long string values cut; None unless the result is a
-    shorter JSON object with the same keys (anything else is left alone)."""
+    shorter JSON object with the same keys (anything else is left alone). ``tag`` (a
+    `` [ref R]``) follows each cut's mark inside the string, so the JSON stays valid."""
     if not isinstance(raw, str) or len(raw) <= ARGUMENTS_MAX_CHARS:
         return None
     try:
         parsed = json.loads(raw)
         if not isinstance(parsed, dict):
             return None
-        cut = _cut_strings(parsed)
+        cut = _cut_strings(parsed, TRUNCATED_MARK + tag)
         try:
             shrunk = json.dumps(cut, ensure_ascii=False)
             shrunk.encode("utf-8")
@@ -244,7 +251,9 @@ def _arguments(edits: _Edits, protect_from: int, skip: range = range(0)) -> None
         for call in calls:
             function = call.get("function") if isinstance(call, dict) else None
             shrunk = (
-                shrink_arguments(function.get("arguments")) if isinstance(function, dict) else None
+                shrink_arguments(function.get("arguments"), edits.tag(i))
+                if isinstance(function, dict)
+                else None
             )
             if shrunk is None:
                 new_calls.append(call)
@@ -288,7 +297,7 @@ def _tail_pressure(
         if line is None:
             continue
         before = _cost_of(cost, messages[i])
-        edits.put(i, {**messages[i], "content": line}, "tail")
+        edits.put(i, {**messages[i], "content": line + edits.tag(i)}, "tail")
         total -= before - _cost_of(cost, messages[i])
 
 
@@ -305,6 +314,7 @@ def prune_tool_results(
     cost: Cost | None = None,
     max_summary_chars: int = 300,
     skip: range = range(0),
+    refs: ArchiveRefs | None = None,
 ) -> PruneResult:
     """Phase 1: strip historical images, then dedup, one-line summaries and argument cuts
     before ``protect_from``, then tail pressure when ``tail_budget_tokens`` and ``cost`` are
@@ -312,9 +322,10 @@ def prune_tool_results(
 
     ``skip`` is a span nobody will read in pruned form (a middle the fallback summarises from
     the originals): its messages still count as newer copies for dedup but are not edited,
-    which saves a JSON parse of every tool result in it."""
+    which saves a JSON parse of every tool result in it. ``refs``: the store rows of the
+    input, named in each stand-in (compression/references.py)."""
     protect_from = max(0, min(protect_from, len(messages)))
-    edits = _Edits(messages, images=True)
+    edits = _Edits(messages, images=True, refs=refs)
     summarizer = _Summarizer(_answered_calls(messages), prune, min_prune_chars, max_summary_chars)
     _dedup(edits, protect_from, DEDUP_MIN_CHARS, skip)
     _summaries(edits, summarizer, protect_from, skip)
@@ -333,12 +344,13 @@ def proactive_prune(
     min_result_chars: int = 8000,
     min_reclaim_tokens: int = 4096,
     max_summary_chars: int = 300,
+    refs: ArchiveRefs | None = None,
 ) -> PruneResult | None:
     """Phase 1 alone, early (spec 10 §8): dedup and summaries on results over
     ``min_result_chars`` only; None unless that reclaims ``min_reclaim_tokens`` (by ``cost``),
     so a host does not churn its prompt cache for a few tokens."""
     protect_from = max(0, min(protect_from, len(messages)))
-    edits = _Edits(messages, images=False)
+    edits = _Edits(messages, images=False, refs=refs)
     summarizer = _Summarizer(_answered_calls(messages), prune, min_result_chars, max_summary_chars)
     _dedup(edits, protect_from, max(DEDUP_MIN_CHARS, min_result_chars + 1))
     _summaries(edits, summarizer, protect_from)

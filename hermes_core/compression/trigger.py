@@ -19,6 +19,7 @@ from hermes_core.compression.result import CompressionEvent, EventSink
 from hermes_core.config.settings import Settings
 from hermes_core.errors import ConfigError
 from hermes_core.tokens import REPLY_PRIMING, RunningTokenCount, get_counter, message_tokens
+from hermes_core.tokens.table import CostTable
 
 log = logging.getLogger("hermes_context.compression")
 #: "Nothing to compress" backs off for 300 s, or until the transcript grows this much.
@@ -241,6 +242,19 @@ class CompressionTrigger:
             self.running = self._new_running()
         self.model, self._window, self._learned_window = model, (context, out), learned
         self._threshold = threshold
+
+    def _trigger(self, source: list[dict[str, Any]], costs: CostTable) -> int:
+        """:meth:`observe` when cheap (costs known, or the list only grew), else the estimate,
+        counted exactly until every verdict of the trigger is the one exact counts give."""
+        if not costs.pending or self.running.follows(source):
+            return self.observe(source)
+        ratio, trigger = self.running.correction_ratio, self.threshold_tokens
+        nothing = [] if self._nothing_at is None else [self._nothing_at * GROWTH_ENDS_BACKOFF]
+        proactive = self.settings.compression.proactive_prune_tokens  # 0: off
+        marks = [trigger, max(1, trigger // 2), *nothing, *([proactive] if proactive else [])]
+        tokens = costs.clear_of(marks, lambda t: int(ratio * t + 0.5), REPLY_PRIMING)
+        self._sent, self.last_prompt_tokens = (source, len(source)), tokens
+        return tokens
 
     def _notice(self, phase: str, text: str) -> None:
         """A ``status`` event for chat surfaces, when ``compression.progress_notices``."""

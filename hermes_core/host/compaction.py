@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_core.compression.arguments import check_flag
 from hermes_core.compression.guidance import Guidance
+from hermes_core.compression.references import ArchiveRefs
 from hermes_core.errors import InvalidArgument, SessionError, StaleSessionError
 from hermes_core.host.events import EventListener, emit
 from hermes_core.host.session_state import MAX_ID_CHARS, SessionState, compaction_counters
@@ -131,7 +132,10 @@ class CompactionSteps:
             if not go:
                 return
         before = self.compressor.export_state()
-        result = self.compressor.compress(self.view.sent, force=force, guidance=guidance)
+        refs = self._archive_refs(self.view.seqs)
+        result = self.compressor.compress(
+            self.view.sent, force=force, guidance=guidance, references=refs
+        )
         forms = list(result.messages)
         changed = result.status in ("compressed", "pruned")
         if self.state.overflowed:
@@ -153,11 +157,21 @@ class CompactionSteps:
 
         if result.tokens_after < self.compressor.threshold_tokens and changed:
             return forms, changed
-        stripped, count = strip_tool_images(forms)
+        refs = self._archive_refs(self.view.origins(forms))
+        stripped, count = strip_tool_images(forms, tag=refs.tag if refs else lambda _i: "")
         if not count:
             return forms, changed
         emit(self._listener, "images_stripped", self.session_id, {"images": count})
         return list(stripped), True
+
+    def _archive_refs(self, seqs: Sequence[int | None]) -> ArchiveRefs | None:
+        """The store rows stand-ins will name (docs/recall.md); None without a store."""
+        if self.store is None:
+            return None
+        from hermes_core.sessions.lineage import ancestry
+
+        chain = ancestry(self.store, self.session_id, user_id=self.info.user_id)
+        return ArchiveRefs.of(seqs, depth=max(0, len(chain) - 1))
 
     def _refresh_system_prompt(self, forms: list[Message]) -> list[Message]:
         """A compaction rewrote the transcript (the prompt cache is gone anyway): the system

@@ -179,7 +179,8 @@ class Session(AbsorbSteps, AsyncTwins):
             return self._system_prompt
 
     def tools(self) -> list[dict[str, Any]]:
-        """OpenAI tool schemas: memory and provider tools, ``session_search``, ``skill_manage``."""
+        """OpenAI tool schemas: memory and provider tools, ``session_search``,
+        ``session_recall``, ``skill_manage``."""
         with self._lock:
             self._check_open()
             return [*self.memory.tools(self.info, self.store), *self.skills.tools()]

@@ -3,7 +3,8 @@
 Why apart from :class:`~hermes_core.host.session.Session`: the gates are policy of their own.
 ``skip_memory`` (a bridge host's mode) shuts the external provider out of every hook and
 leaves the built-in file memory closed too unless the host asks for the ``memory`` tool
-(the seed's double gate); ``session_search`` likewise needs asking for. Everything here goes
+(the seed's double gate); ``session_search`` (and ``session_recall``, its sibling over this
+conversation's own archive) likewise needs asking for. Everything here goes
 through the :class:`~hermes_core.memory.manager.MemoryManager`, which bounds, scans, fences
 and redacts.
 """
@@ -18,6 +19,7 @@ from hermes_core.errors import SessionError
 from hermes_core.memory.calls import MemoryEvent
 from hermes_core.memory.manager import MemoryManager
 from hermes_core.memory.recall import with_recall
+from hermes_core.sessions.recall_tool import SESSION_RECALL_SCHEMA, run_session_recall
 from hermes_core.sessions.search_tool import SESSION_SEARCH_SCHEMA, run_session_search
 from hermes_core.sessions.store import SessionStore
 from hermes_core.transcript.messages import is_real_user_message, message_text
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
 __all__ = ["SessionMemory", "last_turn"]
 
 Message = dict[str, Any]
+#: the tools over the session store, behind the same gate (search_allowed)
+_STORE_TOOLS = frozenset({"session_search", "session_recall"})
 
 
 class SessionMemory:
@@ -71,7 +75,7 @@ class SessionMemory:
     def tools(self, info: SessionInfo, store: SessionStore | None) -> list[dict[str, Any]]:
         schemas = self.manager.tools(info)
         if self.search_allowed(store):
-            schemas.append(SESSION_SEARCH_SCHEMA)
+            schemas.extend((SESSION_SEARCH_SCHEMA, SESSION_RECALL_SCHEMA))
         return schemas
 
     def handle(
@@ -81,10 +85,10 @@ class SessionMemory:
         name: str,
         arguments: Mapping[str, Any] | str,
     ) -> str:
-        if name != "session_search":
+        if name not in _STORE_TOOLS:
             return self.manager.handle_tool_call(info, name, arguments)
         if store is None or not self.search_allowed(store):
-            return _error("session_search is not available in this session")
+            return _error(f"{name} is not available in this session")
         if isinstance(arguments, str):
             try:
                 arguments = json.loads(arguments) if arguments.strip() else {}
@@ -92,8 +96,9 @@ class SessionMemory:
                 return _error("arguments are not valid JSON")
         if not isinstance(arguments, Mapping):
             return _error("arguments must be a JSON object")
+        run = run_session_search if name == "session_search" else run_session_recall
         try:
-            return run_session_search(
+            return run(
                 store,
                 arguments,
                 user_id=info.user_id,
@@ -101,7 +106,7 @@ class SessionMemory:
                 scan=lambda text: self.host.plugins.scan_threat(text, "context"),
             )
         except SessionError as exc:
-            return _error(f"search failed: {exc}")
+            return _error(f"{name} failed: {exc}")
 
     # --- recall and sync ---------------------------------------------------------------------
 

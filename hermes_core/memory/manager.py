@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["CORE_TOOLS", "MemoryEvent", "MemoryManager", "ShutdownReport", "redacted_messages"]
 
 log = logging.getLogger("hermes_context.memory")
-CORE_TOOLS: Final = frozenset({"memory", "session_search", "skill_manage"})
+CORE_TOOLS: Final = frozenset({"memory", "session_search", "session_recall", "skill_manage"})
 
 
 class PluginsAndSettings(Protocol):

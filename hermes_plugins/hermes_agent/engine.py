@@ -29,6 +29,7 @@ from hermes_core import Session
 from hermes_core.compression.engine import Compressor
 from hermes_core.compression.policy import tail_message_floor
 from hermes_core.errors import HermesError
+from hermes_core.sessions.recall_tool import SESSION_RECALL_SCHEMA
 from hermes_core.sessions.search_tool import SESSION_SEARCH_SCHEMA
 from hermes_plugins.hermes_agent.pairs import paired
 from hermes_plugins.hermes_agent.runtime import clean_user, context_home, runtime
@@ -44,7 +45,7 @@ __all__ = ["ENGINE_NAME", "HermesContextEngine"]
 
 log = logging.getLogger("hermes_context.hermes_agent")
 ENGINE_NAME = "hermes-context"
-_ENGINE_TOOLS = frozenset({"session_search"})
+_ENGINE_TOOLS = frozenset({"session_search", "session_recall"})
 #: platforms of one local user (hermes-agent's CLI and friends): no user id is expected there
 _LOCAL = frozenset({"", "cli", "local", "tui", "acp", "cron"})
 
@@ -299,11 +300,15 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
     # --- tools and status ---------------------------------------------------------------------
 
     def get_tool_schemas(self) -> list[dict[str, Any]]:
-        """``hc_session_search`` (our store, archived turns included); known before a session
+        """``hc_session_search`` (our store, archived turns included) and ``session_recall``
+        (the originals this conversation's compactions replaced); known before a session
         starts, since hermes-agent asks first."""
-        function = dict(SESSION_SEARCH_SCHEMA["function"])
-        function["name"] = host_name("session_search")
-        return [function]
+        out = []
+        for schema in (SESSION_SEARCH_SCHEMA, SESSION_RECALL_SCHEMA):
+            function = dict(schema["function"])
+            function["name"] = host_name(function["name"])
+            out.append(function)
+        return out
 
     def handle_tool_call(self, name: str, args: dict[str, Any], **kwargs: Any) -> str:
         def run() -> str:

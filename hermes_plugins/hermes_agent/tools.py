@@ -47,6 +47,7 @@ def schemas_before_session(host: Hermes) -> list[dict[str, Any]]:
     """The memory tools of ``host`` as a session will offer them (hermes-agent asks a memory
     provider for its tools before it initialises one)."""
     from hermes_core.memory.manager import MemoryManager
+    from hermes_core.sessions.recall_tool import SESSION_RECALL_SCHEMA
     from hermes_core.sessions.search_tool import SESSION_SEARCH_SCHEMA
 
     manager = MemoryManager(host)
@@ -55,7 +56,7 @@ def schemas_before_session(host: Hermes) -> list[dict[str, Any]]:
     finally:
         manager.close(timeout=0.0)
     if host.settings.sessions.enabled:
-        found.append(SESSION_SEARCH_SCHEMA)
+        found.extend((SESSION_SEARCH_SCHEMA, SESSION_RECALL_SCHEMA))
     return renamed(found)
 
 

@@ -44,7 +44,7 @@ def test_tools_and_tool_calls(tmp_path: Path) -> None:
     with make_hermes(tmp_path) as host:
         session = host.session("s1", user_id="alice")
         names = [t["function"]["name"] for t in session.tools()]
-        assert names == ["memory", "session_search", "skill_manage"]
+        assert names == ["memory", "session_search", "session_recall", "skill_manage"]
         answer = json.loads(
             session.handle_tool_call(
                 "memory", '{"action": "add", "target": "user", "content": "Likes tabs."}'

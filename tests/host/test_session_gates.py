@@ -58,7 +58,7 @@ def test_the_double_gate_opens_only_what_the_host_names(tmp_path: Path) -> None:
             session.prepare([user("hello")])
             assert plugin.queries == []  # still no recall: the provider stays out
             searching = host.session("b2", skip_memory=True, toolsets={"session_search"})
-            assert tool_names(searching) == ["session_search"]
+            assert tool_names(searching) == ["session_search", "session_recall"]
             skilled = host.session("b3", skip_memory=True, toolsets={"skill_manage"})
             assert tool_names(skilled) == ["skill_manage"]  # the same double gate
 
@@ -71,6 +71,7 @@ def test_without_skip_memory_the_provider_takes_part(tmp_path: Path) -> None:
             assert sorted(tool_names(session)) == [
                 "memory",
                 "recall_tool",
+                "session_recall",
                 "session_search",
                 "skill_manage",
             ]

@@ -106,8 +106,9 @@ def test_the_hosts_minus_one_sentinel_is_no_error(
 def test_tool_names_never_collide_with_hermes_agents(home: Path) -> None:
     memory = HermesContextMemory()
     before = {s["name"] for s in memory.get_tool_schemas()}  # asked before initialize
-    assert before == {"hc_memory", "hc_session_search"}
-    assert [s["name"] for s in HermesContextEngine().get_tool_schemas()] == ["hc_session_search"]
+    assert before == {"hc_memory", "hc_session_search", "session_recall"}
+    engine_tools = [s["name"] for s in HermesContextEngine().get_tool_schemas()]
+    assert engine_tools == ["hc_session_search", "session_recall"]
     memory, engine = started("chat-tools", "ivy")
     assert {s["name"] for s in memory.get_tool_schemas()} == before
     added = json.loads(
@@ -116,6 +117,10 @@ def test_tool_names_never_collide_with_hermes_agents(home: Path) -> None:
     assert "error" not in added
     found = json.loads(engine.handle_tool_call("hc_session_search", '{"query": "x1"}'))
     assert "error" not in found
+    # session_recall reaches our session's archive through the engine (empty so far)
+    recalled = json.loads(engine.handle_tool_call("session_recall", {"ref": "1"}))
+    assert recalled == {"success": False, "error": recalled["error"]}
+    assert recalled["error"].startswith("not found: no message of this conversation")
 
 
 def test_engine_copies_are_fresh_and_unbound(home: Path) -> None:

@@ -1,0 +1,128 @@
+"""Stored messages cut into the pages ``session_recall`` answers with (pure).
+
+Why pages of characters: a recalled original is often the very thing that was too big to
+keep (a 200 KB file dump), so one answer must stay bounded however large the row. Each
+message becomes segments (its content, each text part, each call's arguments); the pages
+are consecutive windows of :data:`PAGE_CHARS` characters over those segments, so a reader
+who concatenates a segment's slices across pages gets its text back exactly. Redaction and
+the threat screen run on a whole segment before it is cut, so a secret or an injection
+split by a page boundary is still caught.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from hermes_core.redact import redact
+from hermes_core.types import Finding
+
+__all__ = ["PAGE_CHARS", "Segment", "page_count", "page_items", "screened", "segments"]
+
+#: characters of recalled text per page (about 2,000 tokens)
+PAGE_CHARS: Final = 8_000
+_IMAGE_TYPES: Final = frozenset({"image_url", "input_image", "image"})
+
+Scanner = Callable[[str], Sequence[Finding]]
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One field of one message: where it came from and its text."""
+
+    meta: dict[str, Any]  # ref, role, field, and the call's or result's ids
+    text: str
+
+
+def _image_text(part: dict[str, Any]) -> str:
+    """An image part as text: its address, or what a data URL holds (never its bytes)."""
+    image = part.get("image_url")
+    found = image.get("url") if isinstance(image, dict) else image
+    if not isinstance(found, str):
+        found = part.get("url")
+    url = found if isinstance(found, str) else ""
+    if url.startswith("data:"):
+        kind = url[5:].split(";", 1)[0].split(",", 1)[0] or "data"
+        return f"[image: {kind}, {len(url):,} characters of inline data, not shown as text]"
+    return f"[image: {url}]" if url else "[image]"
+
+
+def _text_of(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+
+
+def segments(message: Mapping[str, Any], ref: str) -> list[Segment]:
+    """``message`` as segments: ``content`` (or ``content[i]`` per part of a list) and
+    ``tool_calls[k].arguments``; a message with none of these gives one empty ``content``."""
+    base: dict[str, Any] = {"ref": ref, "role": str(message.get("role") or "")}
+    for key in ("tool_call_id", "name"):
+        if isinstance(message.get(key), str):
+            base[key] = message[key]
+    out: list[Segment] = []
+    content = message.get("content")
+    if isinstance(content, list):
+        for i, part in enumerate(content):
+            if isinstance(part, dict) and part.get("type") in _IMAGE_TYPES:
+                text = _image_text(part)
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                text = part["text"]
+            else:
+                text = _text_of(part)
+            out.append(Segment({**base, "field": f"content[{i}]"}, text))
+    elif content is not None:
+        out.append(Segment({**base, "field": "content"}, _text_of(content)))
+    calls = message.get("tool_calls")
+    for k, call in enumerate(calls if isinstance(calls, list) else []):
+        function = call.get("function") if isinstance(call, dict) else None
+        function = function if isinstance(function, dict) else {}
+        meta = {**base, "field": f"tool_calls[{k}].arguments"}
+        if isinstance(call, dict) and isinstance(call.get("id"), str):
+            meta["call_id"] = call["id"]
+        if isinstance(function.get("name"), str):
+            meta["call_name"] = function["name"]
+        out.append(Segment(meta, _text_of(function.get("arguments", ""))))
+    return out or [Segment({**base, "field": "content"}, "")]
+
+
+def _encodable(value: str) -> str:
+    """A string any host can encode: lone surrogates (from JSON escapes) become "?"."""
+    return value if value.isascii() else value.encode("utf-8", "replace").decode("utf-8")
+
+
+def screened(segment: Segment, scan: Scanner) -> tuple[Segment, bool]:
+    """The segment redacted, or withheld when the threat scanner flags it; and whether it was."""
+    clean = redact(_encodable(segment.text))
+    findings = list(scan(clean)) if clean else []
+    if findings:
+        ids = ", ".join(sorted({f.pattern_id for f in findings}))
+        return Segment(segment.meta, f"[withheld: it matched the threat scanner ({ids})]"), True
+    return Segment(segment.meta, clean), False
+
+
+def page_count(segments: Sequence[Segment], size: int = PAGE_CHARS) -> int:
+    total = sum(len(s.text) for s in segments)
+    return max(1, -(-total // size))
+
+
+def page_items(
+    segments: Sequence[Segment], page: int, size: int = PAGE_CHARS
+) -> list[dict[str, Any]]:
+    """The items of 1-based ``page``: each segment's slice that falls in the page's window of
+    characters. A cut segment carries ``offset`` (where the slice starts) and ``total``."""
+    last = page_count(segments, size) - 1
+    low, high = (page - 1) * size, page * size
+    items: list[dict[str, Any]] = []
+    pos = 0
+    for segment in segments:
+        length = len(segment.text)
+        start, end = max(pos, low), min(pos + length, high)
+        empty_here = length == 0 and min(pos // size, last) == page - 1
+        if start < end or empty_here:
+            item = {**segment.meta, "text": segment.text[start - pos : end - pos]}
+            if length and (start > pos or end < pos + length):
+                item["offset"], item["total"] = start - pos, length
+            items.append(item)
+        pos += length
+    return items
