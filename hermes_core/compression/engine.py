@@ -295,7 +295,7 @@ class Compressor(PruneStop):
             return self._pruned(costs, pruned, stats, tokens_before)
         optional = prune_pays is not None
         summary = self._summarize(
-            source, working, window, usage, use_llm=use_llm, optional=optional
+            source, working, window, usage, stats, use_llm=use_llm, optional=optional
         )
         if summary.abort_reason is not None:
             self._emit("compression_failed", layer="abort", reason=summary.abort_reason)
@@ -365,13 +365,13 @@ class Compressor(PruneStop):
         working: list[Message],
         window: Window,
         usage: SummarizerUsage,
+        stats: dict[str, Any],
         *,
         use_llm: bool,
         optional: bool = False,
     ) -> SummaryStep:
         middle_original = source[window.middle.start : window.middle.stop]
         notes = self.hooks.pre_compress(middle_original)
-        ledger_chars = self._ledger_chars()
         step = summarize_step(
             hooks=metered_hooks(self.hooks, usage),
             guard=self.guard,
@@ -388,7 +388,7 @@ class Compressor(PruneStop):
             ),
             count_text=self.counter.count_text,
             abort_on_failure=self.settings.compression.abort_on_summary_failure,
-            max_ledger_chars=ledger_chars,
+            max_ledger_chars=self._plan_ledger(self._costs, working, window, stats),
             unreachable_falls_back=self.unreachable_falls_back,
             use_llm=use_llm,
             optional=optional,
