@@ -23,6 +23,7 @@ another checkout's ``hermes_core`` (a "before" figure) with this script.
 
 Usage: python bench/fidelity.py [--tuned 1 2] [--sealed 5 6] [--turns 150 300 1000]
            [--contexts 32000 128000 1000000] [--repeat 1000] [--data-dir DIR]
+           [--skip-generate]
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -111,13 +113,39 @@ def one(messages: list[Message], context: int) -> Measured:
     return score(result.summary, ref, _render_bound(result.stats, threshold))
 
 
+def _stand_in_commands(messages: list[Message]) -> set[str]:
+    """Commands whose result ``messages`` hold only as pruning's one-line stand-in (``[tool]
+    ran `cmd` -> exit N, ...``): their error lines left the transcript before any summary
+    could read them (session_recall brings them back), so the ledger can keep the failure,
+    not its error line."""
+    calls = {}
+    for msg in messages:
+        for call in msg.get("tool_calls") or []:
+            _, args = ac._args(call)
+            if isinstance(args, Mapping) and isinstance(args.get("command"), str):
+                calls[call.get("id")] = ac.collapse(args["command"])
+    found = set()
+    for msg in messages:
+        text = msg.get("content")
+        stand_in = msg.get("role") == "tool" and isinstance(text, str) and _STAND_IN.match(text)
+        if stand_in and (command := calls.get(msg.get("tool_call_id"))) is not None:
+            found.add(command)
+    return found
+
+
+_STAND_IN = re.compile(r"\[[^\]\n]{1,60}\] ran `")
+
+
 def repeated(messages: list[Message], context: int) -> list[Measured]:
     """Feed ``messages`` in order; compact each time the prompt passes the threshold; score
-    the latest summary against everything compacted so far."""
+    the latest summary against everything compacted so far. A failed command whose result
+    was pruned to its stand-in before it was summarised counts as kept when the ledger lists
+    it as failed (with "exit"): its error line was no longer there to keep."""
     compressor = Compressor(ac._settings(), context_length=context, summarizer="fallback")
     count, threshold = compressor.count, compressor.threshold_tokens
     current: list[Message] = []
     tokens, fed, first_head, rows = 0, 0, None, []
+    pruned: set[str] = set()
     while fed < len(messages):
         current.append(messages[fed])
         tokens += count([messages[fed]])
@@ -125,6 +153,7 @@ def repeated(messages: list[Message], context: int) -> list[Measured]:
         pending = fed < len(messages) and messages[fed].get("role") == "tool"
         if tokens < threshold or pending:
             continue
+        pruned |= _stand_in_commands(current)
         result = compressor.compress(current, force=True)
         if result.status != "compressed" or result.summary is None:
             raise SystemExit(f"at {context:,}, message {fed}: {result.status}: {result.reason}")
@@ -135,6 +164,8 @@ def repeated(messages: list[Message], context: int) -> list[Measured]:
         if first_head is None:
             first_head = int(result.stats["window"]["head_end"])
         ref = ac.reference(messages[first_head : fed - tail])
+        for command in pruned & set(ref.failed):
+            ref.failed[command] = []
         bound = _render_bound(result.stats, threshold)
         rows.append(score(result.summary, ref, bound))
         current = list(result.messages)
@@ -142,8 +173,11 @@ def repeated(messages: list[Message], context: int) -> list[Measured]:
     return rows
 
 
-def _transcript(seed: int, turns: int, data_dir: Path) -> list[Message]:
+def _transcript(seed: int, turns: int, data_dir: Path, skip: bool) -> list[Message] | None:
     path = data_dir / f"s{seed}_t{turns}.json"
+    if not path.exists() and skip:
+        print(f"skipped: {path} is missing", file=sys.stderr, flush=True)
+        return None
     if not path.exists():
         print(f"generating {path} ...", file=sys.stderr, flush=True)
         part = path.with_name(path.name + ".part")
@@ -174,6 +208,7 @@ def main() -> int:
     parser.add_argument("--contexts", type=int, nargs="+", default=[32_000, 128_000, 1_000_000])
     parser.add_argument("--repeat", type=int, nargs="*", default=[1000], help="turns")
     parser.add_argument("--data-dir", type=Path, default=REPO / "bench" / "out")
+    parser.add_argument("--skip-generate", action="store_true", help="skip missing sessions")
     args = parser.parse_args()
     args.data_dir.mkdir(parents=True, exist_ok=True)
     head = "| transcript | window | paths | commands | edited | failed | last | compact "
@@ -183,16 +218,16 @@ def main() -> int:
     for kind, seeds in (("tuned", args.tuned), ("sealed", args.sealed)):
         for turns in args.turns:
             for seed in seeds:
-                messages = _transcript(seed, turns, args.data_dir)
-                for context in args.contexts:
+                messages = _transcript(seed, turns, args.data_dir, args.skip_generate)
+                for context in args.contexts if messages is not None else ():
                     m = one(messages, context)
                     good = good and m.ok()
                     print(_row(f"{kind} seed {seed}, {turns:,} turns", context, m), flush=True)
     for turns in args.repeat:
         for kind, seeds in (("tuned", args.tuned), ("sealed", args.sealed)):
             for seed in seeds:
-                messages = _transcript(seed, turns, args.data_dir)
-                for context in args.contexts:
+                messages = _transcript(seed, turns, args.data_dir, args.skip_generate)
+                for context in args.contexts if messages is not None else ():
                     rows = repeated(messages, context)
                     good = good and all(r.ok() for r in rows)
                     worst = min(rows, key=_worst_share)
