@@ -62,7 +62,7 @@ class Measured:
     compact: int  # the grouped rendering's characters
     budget: int  # the ledger's render bound, characters (rules and decisions: a fifth on top)
     ledger: int  # the ledger section's characters
-    ledger_tokens: int  # the same, o200k tokens
+    ledger_tokens: int  # the same in tokens (o200k when it loads)
 
     def fits(self) -> bool:
         return self.compact <= self.budget
@@ -82,7 +82,7 @@ def _render_bound(stats: Mapping[str, Any], threshold: int) -> int:
     return min(8_000, max(1_000, int(threshold * 0.35)))
 
 
-_TOKENS = get_counter(None, "tiktoken")
+_TOKENS = get_counter(None, "auto")  # o200k when its BPE data loads, else the estimate
 
 
 def score(summary: str, ref: ac.Reference, bound: int) -> Measured:
