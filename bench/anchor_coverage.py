@@ -53,7 +53,6 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from hermes_core.compression.anchors import ANCHOR_HEADER, ledger_bound  # noqa: E402
-from hermes_core.compression.engine import Compressor  # noqa: E402
 from hermes_core.compression.oneshot import compress  # noqa: E402
 from hermes_core.compression.policy import summary_budget  # noqa: E402
 from hermes_core.config.settings import Settings  # noqa: E402
@@ -250,12 +249,10 @@ def _settings() -> Settings:
     return settings
 
 
-def ledger_budget(context: int) -> int:
-    """The ledger bound the engine passes for ``context`` (hermes_core/compression/engine.py)."""
-    from hermes_core.compression.anchors import DEFAULT_LEDGER_CHARS
-
-    threshold = Compressor(_settings(), context_length=context).threshold_tokens
-    return min(DEFAULT_LEDGER_CHARS, max(1_000, int(threshold * 0.35)))
+def ledger_budget(stats: Mapping[str, Any]) -> int:
+    """The ledger bound the engine planned for this compaction (``stats["ledger"]``: it
+    follows the window, hermes_core/compression/ledger_budget.py)."""
+    return int(stats["ledger"]["chars"])
 
 
 def measure(label: str, messages: list[Message], context: int) -> Row:
@@ -282,7 +279,7 @@ def measure(label: str, messages: list[Message], context: int) -> Row:
         context,
         shares,
         compact_chars(ref),
-        ledger_budget(context),
+        ledger_budget(result.stats),
         len(ledger),
         get_counter(None, "estimate").count_text(prose),
         summary_budget(context),

@@ -34,7 +34,7 @@ from hermes_core.compression.anchor_scan import (
     _words,
     split_summary,
 )
-from hermes_core.compression.assemble import is_summary_message
+from hermes_core.compression.assemble import END_MARKER, is_summary_message
 from hermes_core.compression.key_sentences import decision_sentences, rule_sentences
 from hermes_core.compression.tool_results import loads_shared
 from hermes_core.redact import redact
@@ -63,6 +63,11 @@ _LOOK_ONLY: Final = frozenset({"view", "read", "show", "list", "cat", "open", "g
 #: A JSON result with a non-zero exit code (found without parsing the result).
 _EXIT_EDGE: Final = 500  # how far from either end of a result its exit code is looked for
 _FAILED_EXIT = re.compile(r'"(?:exit_code|returncode|exit_status)"\s{0,4}:\s{0,4}-?[1-9]')
+#: The one-line stand-in pruning leaves of a failed run (compression/tool_summaries.py):
+#: ``[terminal] ran `cmd` -> exit 1, 16 lines output, FAILED: 1 failed``; its exit code, and
+#: what it kept of the failure.
+_STAND_IN_EXIT = re.compile(r"\[[^\]\n]{1,60}\] ran `[^\n]{1,400}?` -> exit (-?[1-9]\d{0,8})")
+_STAND_IN_FAILURE = re.compile(r", FAILED: ([^\n]{1,300})")
 _DIFF_HEADER = re.compile(
     r"^(?:\*\*\* (?:Update|Add|Delete) File: |\+\+\+ b/|--- a/)([^\n]{1,400})$", re.M
 )
@@ -149,7 +154,7 @@ def _result_anchors(acc: _Collector, tool: str, text: str, command: str | None) 
     quiet = _QUIET_TOOL.search(tool.lower()) is not None
     parsed = _parse_json(text)
     errors: list[str] = []
-    body, exit_code = text, None
+    body, exit_code, pruned = text, None, list[str]()
     if isinstance(parsed, Mapping):
         parts = [parsed.get(k) for k in ("output", "stdout", "stderr", "result", "message")]
         texts = [p for p in parts if isinstance(p, str)]
@@ -164,14 +169,20 @@ def _result_anchors(acc: _Collector, tool: str, text: str, command: str | None) 
             if isinstance(value, int) and not isinstance(value, bool):
                 exit_code = value
                 break
+    elif (stand_in := _STAND_IN_EXIT.match(text)) is not None:
+        # a result pruned before this compaction: its error lines are gone, not its failure
+        # (the stand-in itself is the error line; its FAILED part, what failed)
+        exit_code = int(stand_in.group(1))
+        failure = _STAND_IN_FAILURE.search(text, stand_in.end())
+        pruned = [failure.group(1)] if failure else [""]
     if quiet:
         errors = _error_lines(body.lstrip().split("\n", 1)[0]) + errors
     else:
         errors = _error_lines(body) + errors
     if exit_code and command:
-        first = _first_error([_clean(e, _FAILURE_ERROR_CHARS) for e in errors])
+        first = _first_error([_clean(e, _FAILURE_ERROR_CHARS) for e in pruned or errors])
         acc.add("failures", f"`{command}` -> exit {exit_code}" + (f": {first}" if first else ""))
-    if exit_code:
+    if exit_code and not pruned:
         errors.append(
             f"`{command}` -> exit {exit_code}" if command else f"{tool} -> exit {exit_code}"
         )
@@ -289,16 +300,21 @@ def _scan(
         for name, items in zip(_FIELDS, carried._lists(), strict=True):
             for item in items:
                 acc.add(name, item)
+    # a summary's prose is ours, clipped ("/home/dev/ac…"): its ledger hands on its items;
+    # only what follows its end marker (a user message it was merged into) is read
+    prose = text
+    if summary:
+        prose = text.rsplit(END_MARKER, 1)[1] if END_MARKER in text else ""
     if role == "user":
         if is_real_user_message(msg) and (ask := ask_text(text)):
             acc.add("asks", ask)
         _key_sentences(acc, msg, text, summary)
-        _user_commands(acc, text)
-        _add_errors(acc, _error_lines(text))
-        _text_anchors(acc, text)
+        _user_commands(acc, prose)
+        _add_errors(acc, _error_lines(prose))
+        _text_anchors(acc, prose)
     elif role == "assistant":
         _key_sentences(acc, msg, text, summary)
-        _text_anchors(acc, text)
+        _text_anchors(acc, prose)
         calls = msg.get("tool_calls")
         for call in calls[:500] if isinstance(calls, list) else ():
             _call_anchors(acc, call, commands)
@@ -357,9 +373,12 @@ def _key_sentences(acc: _Collector, msg: Mapping[str, Any], text: str, summary: 
 
 
 def _exit_code_shows(text: str) -> bool:
-    """Whether a JSON result's exit code is non-zero; the key sits at one end or the other
-    of a result object, so only those are searched."""
-    return bool(_FAILED_EXIT.search(text[:_EXIT_EDGE]) or _FAILED_EXIT.search(text[-_EXIT_EDGE:]))
+    """Whether a JSON result's exit code is non-zero (the key sits at one end or the other of
+    a result object, so only those are searched), or the result is a failed run's stand-in."""
+    head, tail = text[:_EXIT_EDGE], text[-_EXIT_EDGE:]
+    return bool(
+        _FAILED_EXIT.search(head) or _FAILED_EXIT.search(tail) or _STAND_IN_EXIT.match(head)
+    )
 
 
 def _carry(acc: _Collector, ledger: AnchorLedger) -> None:

@@ -382,7 +382,7 @@ class Compressor(PruneStop):
             ),
             count_text=self.counter.count_text,
             abort_on_failure=self.settings.compression.abort_on_summary_failure,
-            max_ledger_chars=self._ledger_chars(),
+            max_ledger_chars=self._plan_ledger(self._costs, working, window, stats),
             unreachable_falls_back=self.unreachable_falls_back,
             use_llm=use_llm and bool(plan.middle),  # all kept or dropped: no call for nothing
             optional=optional,

@@ -8,7 +8,8 @@ bounded and written as history, so it can never carry an instruction the model w
 Size: the prose part is at most ``max_chars`` characters; the anchor ledger follows it,
 rendered by :meth:`AnchorLedger.render` with its own bound, so the whole text is at most
 ``max_chars + 2 + ledger_bound(ledger_chars)`` characters (17,602 with the defaults: the
-ledger's 8,000 and the 1,600 of its rules and decisions).
+ledger's 8,000 and the 1,600 of its rules and decisions; the engine passes a ledger bound
+that follows the window, :mod:`~hermes_core.compression.ledger_budget`).
 """
 
 from __future__ import annotations
@@ -287,10 +288,15 @@ def _fit(title: str, fixed: list[str], lines: list[str], cap: int) -> str:
     return "\n".join([heading, *body]) if body else ""
 
 
-def _build(messages: Sequence[Any], previous_summary: str | None, max_chars: int) -> str:
+def _build(
+    messages: Sequence[Any],
+    previous_summary: str | None,
+    max_chars: int,
+    ledger_chars: int = DEFAULT_LEDGER_CHARS,
+) -> str:
     digest = _digest(messages)
     previous_prose, previous_ledger = split_summary(previous_summary or "")
-    current = extract_anchors(messages, max_chars=DEFAULT_LEDGER_CHARS)
+    current = extract_anchors(messages, max_chars=ledger_chars)
     ledger = previous_ledger.merge(current)
     calls = sum(digest.tools.values())
     preamble = (
@@ -312,7 +318,7 @@ def _build(messages: Sequence[Any], previous_summary: str | None, max_chars: int
     prose = "\n\n".join(p for p in parts if p)
     if len(prose) > max_chars:
         prose = prose[: max(0, max_chars - 1)].rstrip() + "…" if max_chars > 0 else ""
-    rendered = ledger.render(DEFAULT_LEDGER_CHARS)
+    rendered = ledger.render(ledger_chars)
     return "\n\n".join(p for p in (prose, rendered) if p)
 
 
@@ -326,11 +332,13 @@ def fallback_summary(
     *,
     previous_summary: str | None = None,
     max_chars: int = FALLBACK_MAX_CHARS,
+    ledger_chars: int = DEFAULT_LEDGER_CHARS,
 ) -> str:
     """The deterministic summary of the compacted ``messages`` (see the module docstring for
-    its sections and size). Never raises: malformed input still yields a minimal record."""
+    its sections and size); ``ledger_chars`` is the ledger's render bound (the engine's
+    follows the window). Never raises: malformed input still yields a minimal record."""
     try:
-        return _build(messages, previous_summary, max_chars)
+        return _build(messages, previous_summary, max_chars, ledger_chars)
     except Exception:  # noqa: BLE001 - layer 3 is the last resort and must always answer
         count = len(messages) if isinstance(messages, Sequence) else 0
         note = f"[Fallback summary: {count} earlier messages were compacted; no details kept.]"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from hermes_core.compression import cache_cost, policy
-from hermes_core.compression.anchors import DEFAULT_LEDGER_CHARS
+from hermes_core.compression.ledger_budget import LedgerBudget, ledger_budget
 from hermes_core.compression.prune import PruneResult
 from hermes_core.compression.result import CompressionResult, outcome
 from hermes_core.compression.summary_step import previous_summary
@@ -118,7 +118,38 @@ class PruneStop(CompressionTrigger):
             summary=int(summary * ratio),
         )
 
+    #: the ledger's budget for the compaction under way (:meth:`_plan_ledger`)
+    _ledger: LedgerBudget | None = None
+
+    def _plan_ledger(
+        self,
+        costs: CostTable | None,
+        working: list[Message],
+        window: Window,
+        stats: dict[str, Any],
+    ) -> int:
+        """The anchor ledger's render bound for this window: a share of the headroom left
+        once the (pruned) head, the tail and the prose's budget are in (:mod:`ledger_budget`;
+        its figures go to ``stats["ledger"]``). Point estimates suffice: this sizes a
+        section, it decides nothing."""
+        kept = working[: window.head_end] + working[window.tail_start :]
+        if costs is None:
+            tokens = self.count(kept)
+        else:
+            indices, extra = costs.split(kept, self._cost)
+            tokens = costs.span(indices, extra).point
+        tokens = int(tokens * self.running.correction_ratio)
+        tokens += policy.summary_budget(self.context_length)
+        self._ledger = ledger_budget(self.threshold_tokens, tokens)
+        stats["ledger"] = self._ledger.as_dict()
+        return self._ledger.chars
+
     def _ledger_chars(self) -> int:
-        """The anchor ledger's bound for this window: at most 35% of the threshold's tokens in
-        characters, 1,000 to 8,000."""
-        return min(DEFAULT_LEDGER_CHARS, max(1_000, int(self.threshold_tokens * 0.35)))
+        """The anchor ledger's render bound of the last compaction planned, else (none yet)
+        what a tail of the whole tail budget would leave."""
+        if self._ledger is None:
+            comp = self.settings.compression
+            tail = policy.tail_budget(self.threshold_tokens, self.context_length, comp.target_ratio)
+            kept = tail + policy.summary_budget(self.context_length)
+            return ledger_budget(self.threshold_tokens, kept).chars
+        return self._ledger.chars

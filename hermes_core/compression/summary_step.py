@@ -112,10 +112,12 @@ def summarize_step(
             guard.record_summary_success()
     used: SummarizerUsed = "llm" if text is not None else "fallback"
     if text is not None:
-        draft = _with_ledger(redact(text), middle_original)
+        draft = _with_ledger(redact(text), middle_original, max_ledger_chars)
     else:
         draft = guided_fallback(
-            fallback_summary(middle_original, previous_summary=previous),
+            fallback_summary(
+                middle_original, previous_summary=previous, ledger_chars=max_ledger_chars
+            ),
             middle_original,
             context.extra,
         )
@@ -155,6 +157,8 @@ def previous_summary(messages: Sequence[Mapping[str, Any]]) -> str | None:
     return None
 
 
-def _with_ledger(text: str, middle: Sequence[Mapping[str, Any]]) -> str:
-    ledger = extract_anchors(middle, max_chars=DEFAULT_LEDGER_CHARS)
-    return text if ledger.is_empty() else f"{text.strip()}\n\n{ledger.render()}"
+def _with_ledger(text: str, middle: Sequence[Mapping[str, Any]], max_chars: int) -> str:
+    """The LLM's summary and the middle's ledger, extracted and rendered with the bound the
+    accepted summary will have (a smaller one here would lose what the larger one keeps)."""
+    ledger = extract_anchors(middle, max_chars=max_chars)
+    return text if ledger.is_empty() else f"{text.strip()}\n\n{ledger.render(max_chars)}"

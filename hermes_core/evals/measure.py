@@ -62,6 +62,8 @@ class Compaction:
     prose_budget_tokens: int
     ledger_chars: int
     ledger_budget_chars: int
+    ledger_tokens: int
+    ledger_budget_tokens: int  # the share of the headroom the ledger was given
     kept: list[bool] = field(default_factory=list)  # per fact, in Evaluation.facts order
 
     @property
@@ -160,6 +162,9 @@ def _compaction(
     at = summary.find(ANCHOR_HEADER)
     prose, ledger = (summary, "") if at < 0 else (summary[:at].rstrip(), summary[at:])
     count = compressor.counter.count_text
+    planned = result.stats.get("ledger")
+    if not isinstance(planned, Mapping):  # no summary was made: the last bound planned
+        planned = {"section_chars": ledger_bound(compressor._ledger_chars())}
     return Compaction(
         round=round_no,
         status=result.status,
@@ -174,9 +179,12 @@ def _compaction(
         prose_tokens=count(prose) if prose else 0,
         prose_budget_tokens=policy.summary_budget(compressor.context_length),
         ledger_chars=len(ledger),
-        # the bound the engine renders the ledger with (35% of the threshold, 1,000-8,000),
-        # and the room of the user's rules and the assistant's decisions on top of it
-        ledger_budget_chars=ledger_bound(compressor._ledger_chars()),
+        # the bound the engine planned for this compaction's ledger (it follows the window:
+        # compression/ledger_budget.py), with the room of the user's rules and the
+        # assistant's decisions on top of it
+        ledger_budget_chars=int(planned.get("section_chars", 0)),
+        ledger_tokens=count(ledger) if ledger else 0,
+        ledger_budget_tokens=int(planned.get("share_tokens", 0)),
     )
 
 

@@ -54,6 +54,8 @@ def to_dict(evaluation: Evaluation, **extra: Any) -> dict[str, Any]:
                 "prose_budget_tokens": c.prose_budget_tokens,
                 "ledger_chars": c.ledger_chars,
                 "ledger_budget_chars": c.ledger_budget_chars,
+                "ledger_tokens": c.ledger_tokens,
+                "ledger_budget_tokens": c.ledger_budget_tokens,
                 "within_budget": c.within_budget,
                 "kept": {kind: evaluation.kept(kind, c) for kind in KINDS},
             }
@@ -120,7 +122,8 @@ def _budget_lines(report: dict[str, Any]) -> list[str]:
             f"{c['tokens_before']:,} -> {c['tokens_after']:,} tokens; summary "
             f"{c['summary_tokens']:,} tokens: prose {c['prose_tokens']:,} / "
             f"{c['prose_budget_tokens']:,}, ledger {c['ledger_chars']:,} / "
-            f"{c['ledger_budget_chars']:,} chars{mark}"
+            f"{c['ledger_budget_chars']:,} chars ({c['ledger_tokens']:,} tokens of the "
+            f"{c['ledger_budget_tokens']:,} it was given){mark}"
         )
     return lines
 

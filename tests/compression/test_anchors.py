@@ -24,6 +24,7 @@ from hermes_core.compression.anchors import (
     parse_anchor_section,
     split_summary,
 )
+from hermes_core.compression.assemble import SUMMARY_KEY, wrap_summary
 from hermes_core.transcript.messages import turn_groups
 
 TRANSCRIPTS = Path(__file__).parents[1] / "data" / "transcripts"
@@ -292,6 +293,31 @@ def test_errors_are_short_and_pruned_results_count() -> None:
     assert len(errors[0]) <= 200
     assert errors[0].endswith("boom…")
     assert errors[1] == "[terminal] ran `make` -> exit 2, 40 lines output"
+
+
+def test_a_failed_run_pruned_to_its_stand_in_stays_a_failed_command() -> None:
+    """Tail pressure may prune a failed run before any summary reads it: the next middle holds
+    only the one-line stand-in, whose exit code still says it failed (issue 24 §5)."""
+    stand_in = "[terminal] ran `pytest t.py -q` -> exit 1, 16 lines output, FAILED: 1 failed"
+    messages = [call("terminal", "a", command="pytest t.py -q"), result(stand_in, "a")]
+    for max_chars in (None, 200):  # the full walk, and the light one past the bound
+        ledger = extract_anchors(messages, max_chars=max_chars)
+        assert ledger.failures == ["`pytest t.py -q` -> exit 1: 1 failed"]
+    passed = stand_in.replace("exit 1", "exit 0")
+    messages = [call("terminal", "a", command="pytest t.py -q"), result(passed, "a")]
+    assert extract_anchors(messages).failures == []
+
+
+def test_a_summary_hands_on_its_ledger_not_paths_clipped_in_its_prose() -> None:
+    """The fallback's prose abridges (an earlier summary quoted, lines clipped, paths cut to
+    their directory); mined, its fragments took ledger room from real paths at every
+    compaction. Words of a user message merged under it still count."""
+    clipped = "## Critical Context\n> - read_file ×3 (/home/dev/acme/services/reports/src …"
+    body = clipped + "\n\n" + AnchorLedger(paths=["/a/b.py"]).render()
+    plain = {"role": "user", "content": wrap_summary(body), SUMMARY_KEY: True}
+    assert extract_anchors([plain]).paths == ["/a/b.py"]
+    merged = {**plain, "content": plain["content"] + "\nNow fix /a/c.py"}
+    assert extract_anchors([merged]).paths == ["/a/b.py", "/a/c.py"]
 
 
 # --- identifiers and asks ------------------------------------------------------------------
