@@ -85,16 +85,34 @@ def _runs_json(runs: Runs) -> list[list[int]]:
 @dataclass(frozen=True)
 class Undone:
     """How a compaction was undone: when, by the undo of which one (``by``: itself, or an
-    older one whose undo took it along), and for ``by`` itself the session the restore was
-    committed in and the seqs it inserted there (copies of archived rows)."""
+    older one whose undo took it along). For ``by`` itself also: the session the restore was
+    committed in and the seqs it inserted there (copies of archived rows), the active view
+    just before the undo (``view`` in ``view_session``: the only record of messages that a
+    child session held when the undo went back to its parent), the newest compaction number
+    at the time (``after``) and the undo's own number over the conversation (``k``), which
+    order that view among the records' views."""
 
     at: float
     by: int
     session: str | None = None
     inserted: Runs = ()
+    view_session: str | None = None
+    view: Runs = ()
+    after: int = 0
+    k: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"at": self.at, "by": self.by, "sid": self.session, "new": _runs_json(self.inserted)}
+        out: dict[str, Any] = {"at": self.at, "by": self.by}
+        if self.session is not None:
+            out.update(
+                sid=self.session,
+                new=_runs_json(self.inserted),
+                view_sid=self.view_session,
+                view=_runs_json(self.view),
+                after=self.after,
+                k=self.k,
+            )
+        return out
 
     @classmethod
     def from_json(cls, data: object) -> Undone:
@@ -105,9 +123,23 @@ class Undone:
             raise ValueError("bad undone record")
         if not isinstance(at, (int, float)) or isinstance(at, bool):
             raise ValueError("bad undone record")
+        view_sid, after, k = data.get("view_sid"), data.get("after", 0), data.get("k", 0)
         if sid is not None and not isinstance(sid, str):
             raise ValueError("bad undone session")
-        return cls(float(at), int(by), sid, from_runs(data.get("new", [])))
+        if view_sid is not None and not isinstance(view_sid, str):
+            raise ValueError("bad undone view")
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (after, k)):
+            raise ValueError("bad undone order")
+        return cls(
+            float(at),
+            by,
+            sid,
+            from_runs(data.get("new", [])),
+            view_sid,
+            from_runs(data.get("view", [])),
+            after,
+            k,
+        )
 
 
 @dataclass(frozen=True)
@@ -210,6 +242,10 @@ class History:
 
     def newest_undoable(self) -> CompactionRecord | None:
         return next((r for r in reversed(self.records) if r.undone is None), None)
+
+    def undos(self) -> int:
+        """How many undos the history knows of (each numbers its own, ``Undone.k``)."""
+        return max((r.undone.k for r in self.records if r.undone is not None), default=0)
 
     def since(self, n: int) -> list[CompactionRecord]:
         """Record ``n`` and every later one, oldest first."""

@@ -2,8 +2,9 @@
 
 The transcript before compaction ``n`` is its record's ``before`` view. What the host added
 after it follows, in order: they are the user's real conversation, not the compaction's.
-Those rows are found by walking the views the history saw since ``n`` (each later record's
-``before`` view, then the active view now) and keeping the rows that no compaction or undo
+Those rows are found by walking the views the history saw since ``n`` in the order they were
+seen (each later record's ``before`` view, the view just before each undo since, then the
+active view now) and keeping the rows that no compaction or undo
 since ``n`` inserted (summaries, stand-ins, a child's copies, an undo's copies) and that the
 transcript before ``n`` does not already hold. A row is named by ``(session, seq)``, so the
 walk crosses child sessions (``compression.in_place: false``) the same way. Every compaction
@@ -77,6 +78,18 @@ def pick(history: History, n: int | None) -> CompactionRecord:
     return record
 
 
+def _views(since: list[CompactionRecord]) -> list[tuple[tuple[int, int], list[RowKey]]]:
+    """The views the history saw after the first of ``since``, each with its place in time:
+    the views before the later compactions, and the views just before each undo since."""
+    out = [((r.n, 0), [(r.session, seq) for seq in expand(r.before)]) for r in since[1:]]
+    for record in since:
+        undone = record.undone
+        if undone is not None and undone.by == record.n and undone.view_session is not None:
+            view = [(undone.view_session, seq) for seq in expand(undone.view)]
+            out.append(((undone.after, undone.k), view))
+    return out
+
+
 def plan_undo(history: History, n: int | None, *, session: str, active: Sequence[int]) -> UndoPlan:
     """The plan to undo compaction ``n`` of a conversation whose active view is ``active``
     (seqs) in ``session``; refusals as :class:`SessionError` (nothing to undo, unknown,
@@ -89,7 +102,7 @@ def plan_undo(history: History, n: int | None, *, session: str, active: Sequence
         made.update((later.into, seq) for seq in expand(later.inserted))
         if later.undone is not None and later.undone.session is not None:
             made.update((later.undone.session, seq) for seq in expand(later.undone.inserted))
-    views = [[(r.session, seq) for seq in expand(r.before)] for r in since[1:]]
+    views = [view for _, view in sorted(_views(since), key=lambda item: item[0])]
     views.append([(session, seq) for seq in active])
     appended: list[RowKey] = []
     for view in views:

@@ -93,7 +93,8 @@ def undo_in_store(
     target_last = last if target == session_id else store.last_seq(target)
     fresh = sum(origin is None for origin in origins)
     inserted = range(target_last + 1, target_last + 1 + fresh)
-    new_state = _undone_state(state, plan, inserted, wall_now)
+    view = (session_id, [r.seq for r in active])
+    new_state = _undone_state(state, plan, inserted, view, wall_now)
     snapshot = plan.record.compressor or {}
     rewind(compressor, state.compressor, snapshot, [sent_form(r) for r in chosen])
     new_state.compressor = compressor.export_state()
@@ -108,7 +109,7 @@ def undo_in_store(
     )
     made = sorted(set(commit.seqs) - kept)
     if made != list(inserted):  # a backend numbered the copies otherwise: record what it did
-        new_state = _undone_state(state, plan, made, wall_now)
+        new_state = _undone_state(state, plan, made, view, wall_now)
         new_state.compressor = compressor.export_state()
         store.save_state(target, new_state.to_record())
     record = store.get_session(target, user_id=user_id)
@@ -118,10 +119,23 @@ def undo_in_store(
 
 
 def _undone_state(
-    state: SessionState, plan: UndoPlan, inserted: Sequence[int], wall_now: float
+    state: SessionState,
+    plan: UndoPlan,
+    inserted: Sequence[int],
+    view: tuple[str, list[int]],
+    wall_now: float,
 ) -> SessionState:
     history = History(list(state.history.records))
-    by = Undone(at=wall_now, by=plan.record.n, session=plan.session, inserted=to_runs(inserted))
+    by = Undone(
+        at=wall_now,
+        by=plan.record.n,
+        session=plan.session,
+        inserted=to_runs(inserted),
+        view_session=view[0],
+        view=to_runs(view[1]),
+        after=history.next_number() - 1,
+        k=history.undos() + 1,
+    )
     history.mark_undone(plan.record.n, plan.undone, by)
     return replace(state, history=history, overflowed=False)
 

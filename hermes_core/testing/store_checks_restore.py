@@ -6,6 +6,8 @@ an argument, so it can also be called directly.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from hermes_core.errors import SessionError, StaleSessionError
@@ -85,7 +87,7 @@ class RestoreChecks:
         store.open_session("other", user_id="u")
         store.open_session("theirs", user_id="v", parent_session_id=None)
         before = snapshot(store, "s")
-        bad_calls = [
+        bad_calls: list[Callable[[], object]] = [
             lambda: store.restore_view("s", [SUMMARY], [None], after_seq=5),
             lambda: store.restore_view("s", [SUMMARY], [None], abandon=["other"]),
             lambda: store.restore_view("s", [SUMMARY], [None], abandon=["missing"]),
