@@ -22,6 +22,7 @@ from hermes_core.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     CommandError,
+    bounded_int,
     open_host,
     table,
 )
@@ -36,6 +37,8 @@ from hermes_core.host.undo_restore import undo_in_store
 from hermes_core.sessions.store import SessionRecord, SessionStore
 
 __all__ = ["register_restore", "run_restore"]
+
+_number = bounded_int(1, 10**9)  # a compaction's number in its conversation
 
 
 def register_restore(
@@ -52,7 +55,7 @@ def register_restore(
         ),
     )
     restore.add_argument("session_id", metavar="ID")
-    restore.add_argument("--compaction", type=int, metavar="N", help="its number (see --list)")
+    restore.add_argument("--compaction", type=_number, metavar="N", help="its number (see --list)")
     restore.add_argument("--list", action="store_true", help="list the compactions; change nothing")
     restore.add_argument("--json", action="store_true", help="print JSON")
     restore.set_defaults(handler=run_restore)
@@ -75,8 +78,6 @@ def _host(args: argparse.Namespace) -> Iterator[tuple[Hermes, SessionStore]]:
 
 
 def run_restore(args: argparse.Namespace) -> int:
-    if args.compaction is not None and args.compaction < 1:
-        raise CommandError(f"--compaction must be 1 or more, got {args.compaction}", EXIT_USAGE)
     if args.list and args.compaction is not None:
         raise CommandError("--list changes nothing; it takes no --compaction", EXIT_USAGE)
     with _host(args) as (host, store):

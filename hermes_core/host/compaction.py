@@ -21,7 +21,7 @@ from hermes_core.compression.guidance import Guidance
 from hermes_core.errors import InvalidArgument, SessionError, StaleSessionError
 from hermes_core.host.events import EventListener, emit
 from hermes_core.host.session_state import MAX_ID_CHARS, SessionState, compaction_counters
-from hermes_core.host.undo_history import CompactionRecord, to_runs
+from hermes_core.host.undo_history import UNDO_SECTIONS, CompactionRecord, to_runs
 
 if TYPE_CHECKING:
     from hermes_core.compression.engine import Compressor
@@ -241,6 +241,6 @@ class CompactionSteps:
                 tokens_before=result.tokens_before,
                 tokens_after=result.tokens_after,
                 summarizer=result.summarizer,
-                compressor=dict(compressor),
+                compressor={k: v for k, v in compressor.items() if k in UNDO_SECTIONS},
             )
         )

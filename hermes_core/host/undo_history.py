@@ -5,7 +5,8 @@ into a child session (``compression.in_place: false``), and it must be written i
 transaction as whatever it describes. Why compact: the state is written every turn, so a
 record keeps the active view's seqs as runs (``[[1, 180], [204, 204]]``), never as lists of
 thousands of integers, and only the newest :data:`UNDO_DEPTH` records keep the compressor's
-state (the previous summary is the bulk of it): older compactions cannot be undone.
+state (the previous summary is the bulk of it) and their seqs: older compactions are listed,
+but cannot be undone.
 
 Read defensively like the rest of the state: a record that does not parse is dropped (an old
 state without history loads as an empty one), never an exception.
@@ -20,6 +21,7 @@ from typing import Any, Final
 __all__ = [
     "MAX_RECORDS",
     "UNDO_DEPTH",
+    "UNDO_SECTIONS",
     "CompactionRecord",
     "History",
     "Undone",
@@ -28,9 +30,12 @@ __all__ = [
 ]
 
 #: the newest compactions that keep their compressor state, so can be undone
-UNDO_DEPTH: Final = 10
+UNDO_DEPTH: Final = 5
+#: the parts of the compressor's exported state a record keeps: what an undo puts back (the
+#: token ratio and a learned window are knowledge about the model: an undo keeps the current)
+UNDO_SECTIONS: Final = frozenset({"v", "saved_at", "guard", "summary", "backoff"})
 #: records kept at all (the oldest go first): the numbering goes on past them
-MAX_RECORDS: Final = 200
+MAX_RECORDS: Final = 50
 #: seqs one record may name once its runs are expanded (a damaged row must not eat memory)
 MAX_SEQS: Final = 1_000_000
 
@@ -229,13 +234,18 @@ class History:
 
     def add(self, record: CompactionRecord) -> None:
         """Append ``record``; beyond :data:`MAX_RECORDS` the oldest go, and beyond
-        :data:`UNDO_DEPTH` the older ones drop their compressor state."""
+        :data:`UNDO_DEPTH` the older ones keep only what ``--list`` shows (an undo reads the
+        record it undoes and the later ones only)."""
         self.records.append(record)
         del self.records[:-MAX_RECORDS]
         cut = len(self.records) - UNDO_DEPTH
         for index in range(max(0, cut)):
-            if self.records[index].compressor is not None:
-                self.records[index] = replace(self.records[index], compressor=None)
+            old = self.records[index]
+            if old.compressor is not None or old.before:
+                undone = None if old.undone is None else Undone(old.undone.at, old.undone.by)
+                self.records[index] = replace(
+                    old, compressor=None, before=(), inserted=(), undone=undone
+                )
 
     def find(self, n: int) -> CompactionRecord | None:
         return next((r for r in self.records if r.n == n), None)

@@ -100,7 +100,7 @@ def test_refusals_and_exit_codes(tmp_path: Path) -> None:
         (["missing", "--user", "u"], 1, "no such session: missing"),
         (["conv"], 1, "no such session: conv (anonymous user"),  # another user's: unseen
         (["conv", "--user", "u", "--compaction", "9"], 1, "no compaction 9"),
-        (["conv", "--user", "u", "--compaction", "0"], 2, "must be 1 or more"),
+        (["conv", "--user", "u", "--compaction", "0"], 2, "give a whole number from 1"),
         (["conv", "--user", "u", "--list", "--compaction", "1"], 2, "takes no --compaction"),
     ]:
         done = cli(tmp_path, *argv)

@@ -66,8 +66,9 @@ def test_history_is_bounded_and_only_the_newest_keep_their_state() -> None:
         history.add(record(history.next_number()))
     assert len(history.records) == MAX_RECORDS
     assert history.records[0].n == 6 and history.next_number() == MAX_RECORDS + 6
-    kept = [r.n for r in history.records if r.compressor is not None]
+    kept = [r.n for r in history.records if r.compressor is not None and r.before]
     assert kept == [r.n for r in history.records[-UNDO_DEPTH:]]
+    assert all(r.before == r.inserted == () for r in history.records[:-UNDO_DEPTH])
 
 
 def test_undo_marks_the_ones_it_takes_along_but_not_those_undone_before() -> None:
