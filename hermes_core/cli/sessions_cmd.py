@@ -1,4 +1,5 @@
-"""``hermes-context sessions ...``: list, show, search and export stored sessions.
+"""``hermes-context sessions ...``: list, show, search and export stored sessions (and
+``restore``: undo a compaction, in cli/sessions_restore.py).
 
 Every command acts as one user (``--user ID``; default: the anonymous principal of a
 single-user home). A session of another user is "no such session" (exit 1), exactly like a
@@ -26,6 +27,7 @@ from hermes_core.cli.common import (
     open_host,
     table,
 )
+from hermes_core.cli.sessions_restore import register_restore
 from hermes_core.cli.text import count
 from hermes_core.errors import TranscriptError
 from hermes_core.sessions.store import SearchHit, SessionRecord, SessionStore, StoredMessage
@@ -71,6 +73,8 @@ def register(
     export.add_argument("--out", metavar="FILE", help="write here (default stdout)")
     export.add_argument("--json", action="store_true", help="the same as --format json")
     export.set_defaults(handler=run_export)
+
+    register_restore(actions, [common, who])
 
 
 MAX_LIMIT = 10_000  # rows a listing or a search may ask for

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -21,6 +22,7 @@ from hermes_core.compression.references import ArchiveRefs
 from hermes_core.errors import InvalidArgument, SessionError, StaleSessionError
 from hermes_core.host.events import EventListener, emit
 from hermes_core.host.session_state import MAX_ID_CHARS, SessionState, compaction_counters
+from hermes_core.host.undo_history import UNDO_SECTIONS, CompactionRecord, to_runs
 
 if TYPE_CHECKING:
     from hermes_core.compression.engine import Compressor
@@ -145,8 +147,10 @@ class CompactionSteps:
             return
         forms = self._refresh_system_prompt(forms)
         in_place = self.settings.compression.in_place
+        mark = (self.session_id, list(self.view.seqs), self._last_seq)  # for undo
         if self._commit(forms, in_place=in_place):
             self._count_compaction(result)
+            self._remember_compaction(mark, result, before)
         else:  # not committed, so not done: no strike, no cooldown, no previous summary
             self.compressor.restore_state(before)
 
@@ -239,3 +243,31 @@ class CompactionSteps:
 
     def _count_compaction(self, result: CompressionResult) -> None:
         self._count(compaction_counters(result))
+
+    def _remember_compaction(
+        self,
+        mark: tuple[str, list[int | None], int],
+        result: CompressionResult,
+        compressor: Mapping[str, Any],
+    ) -> None:
+        """Add the committed compaction to the history an undo reads (host/undo.py)."""
+        session, before, last = mark
+        if self.store is None or None in before or None in self.view.seqs:
+            return  # without a store there is no archive to undo from
+        into = self.session_id
+        after = [s for s in self.view.seqs if s is not None and (into != session or s > last)]
+        history = self.state.history
+        history.add(
+            CompactionRecord(
+                n=history.next_number(),
+                session=session,
+                into=into,
+                at=time.time(),
+                before=to_runs(s for s in before if s is not None),
+                inserted=to_runs(sorted(after)),
+                tokens_before=result.tokens_before,
+                tokens_after=result.tokens_after,
+                summarizer=result.summarizer,
+                compressor={k: v for k, v in compressor.items() if k in UNDO_SECTIONS},
+            )
+        )

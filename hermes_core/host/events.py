@@ -30,7 +30,8 @@ class SessionEvent:
     ``review_action``, ``review_refused``, ``review_finished``, ``review_failed``,
     ``review_skipped``, ``review_abandoned``: docs/review.md), the @-references'
     (``reference_warning``), and the session's own: ``compaction_committed``,
-    ``session_switched`` (a child session continues), ``transcript_replaced`` (the host
+    ``compaction_undone`` (docs/undo.md), ``session_switched`` (a child session continues,
+    or ``back_to`` a parent after an undo), ``transcript_replaced`` (the host
     rewrote its history), ``overflow`` (the provider said the prompt was too long),
     ``images_stripped``, ``store_error``.
     """

@@ -2,7 +2,8 @@
 
 A compaction with ``compression.in_place: false`` ends the session and goes on in a child;
 a host that resumes the id it knows must land in the newest live descendant, not in the
-ended parent (whose rows are the original transcript, kept for search and restore).
+ended parent (whose rows are the original transcript, kept for search and restore). A child
+that an undo abandoned (ended ``"undone"``) is not followed: the conversation went back.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from typing import Final
 
 from hermes_core.sessions.store import SessionRecord, SessionStore
 
-__all__ = ["open_record"]
+__all__ = ["UNDONE", "open_record"]
 
+UNDONE: Final = "undone"  # the end reason of a child session an undo abandoned
 MAX_CHAIN: Final = 10_000  # a loop in parent links (a damaged store) must not hang a host
 
 
@@ -37,6 +39,8 @@ def _newest_child(store: SessionStore, record: SessionRecord) -> SessionRecord |
     children = []
     for sid in store.lineage(record.id):
         found = store.get_session(sid, user_id=record.user_id)
-        if found is not None and found.parent_session_id == record.id:
+        if found is None or found.parent_session_id != record.id:
+            continue
+        if found.end_reason != UNDONE:  # abandoned by an undo: the conversation went back
             children.append(found)
     return max(children, key=lambda r: (r.started_at, r.id), default=None)

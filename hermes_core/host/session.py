@@ -41,6 +41,7 @@ from hermes_core.host.session_state import (
     check_id,
     check_messages,
 )
+from hermes_core.host.undo import UndoSteps
 from hermes_core.host.view import ActiveView, sent_form
 from hermes_core.memory.calls import MemoryEvent
 from hermes_core.sessions.store import SessionRecord, SessionStore
@@ -58,7 +59,7 @@ log = logging.getLogger("hermes_context.session")
 Message = dict[str, Any]
 
 
-class Session(AbsorbSteps, AsyncTwins):
+class Session(UndoSteps, AbsorbSteps, AsyncTwins):
     """One conversation of one user; made by :meth:`hermes_core.host.Hermes.session`."""
 
     def __init__(

@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from hermes_core.errors import InvalidMessages, NotAMessage, SessionError
 from hermes_core.host.alignment import Mark
+from hermes_core.host.undo_history import History
 
 __all__ = [
     "MAX_ID_CHARS",
@@ -43,6 +44,7 @@ class SessionState:
     model: str | None = None  # set by set_model(): kept across a restart
     synced: int = 0  # the newest user turn handed to the providers (each turn once)
     review: Mapping[str, Any] = field(default_factory=dict)  # background review counts
+    history: History = field(default_factory=History)  # the compactions, for undo (host/undo.py)
 
     def to_record(self) -> dict[str, Any]:
         return {
@@ -57,6 +59,7 @@ class SessionState:
             "model": self.model,
             "synced": self.synced,
             "review": dict(self.review),
+            "compactions": self.history.to_json(),
         }
 
     @classmethod
@@ -82,6 +85,7 @@ class SessionState:
             model=model if isinstance(model, str) and model else None,
             synced=synced if isinstance(synced, int) and synced >= 0 else 0,
             review=review if isinstance(review, Mapping) else {},
+            history=History.from_json(record.get("compactions")),
         )
 
 

@@ -17,10 +17,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
+from hermes_core.errors import SessionError
 from hermes_core.sessions.checks import check_origins, origins_count
 from hermes_core.sessions.store import CompactionCommit
 
-__all__ = ["Active", "InPlace", "child_commit", "child_rows", "in_place", "kept_origins"]
+__all__ = [
+    "Active",
+    "InPlace",
+    "abandoned",
+    "child_commit",
+    "child_rows",
+    "in_place",
+    "kept_origins",
+]
 
 
 class Encoded(Protocol):
@@ -80,20 +89,48 @@ class InPlace(Generic[E]):
 
 
 def in_place(
-    encoded: Sequence[E], kept: Sequence[int | None], active: Active, next_seq: int
+    encoded: Sequence[E],
+    kept: Sequence[int | None],
+    active: Active,
+    next_seq: int,
+    api_contents: Sequence[str | None] | None = None,
 ) -> InPlace[E]:
     """Lay out an in-place commit: the active rows not kept are archived, the kept ones get
-    ``pos`` 1..n in the new order, new messages get seqs from ``next_seq`` on."""
+    ``pos`` 1..n in the new order, new messages get seqs from ``next_seq`` on (with their
+    ``api_contents`` when given: a restored row keeps the copy that was sent)."""
     archive = sorted(set(active) - {seq for seq in kept if seq is not None})
     seqs: list[int] = []
     moved: list[tuple[int, int]] = []
     new_rows: list[Row[E]] = []
     for pos, (enc, origin) in enumerate(zip(encoded, kept, strict=True), start=1):
         if origin is None:
-            new_rows.append((next_seq, pos, enc, None, None))
+            api = api_contents[pos - 1] if api_contents is not None else None
+            new_rows.append((next_seq, pos, enc, api, None))
             seqs.append(next_seq)
             next_seq += 1
         else:
             moved.append((pos, origin))
             seqs.append(origin)
     return InPlace(archive=archive, moved=moved, new_rows=new_rows, seqs=tuple(seqs))
+
+
+def abandoned(
+    session_id: str,
+    abandon: Sequence[str],
+    found: Mapping[str, tuple[str | None, str | None]],
+    user_id: str | None,
+) -> list[str]:
+    """The sessions a restore ends as ``"undone"``, checked: each exists (``found``: id ->
+    ``(parent_session_id, user_id)``), belongs to the same user and continues ``session_id``
+    (its parent is ``session_id`` or another abandoned session); else :class:`SessionError
+    <hermes_core.errors.SessionError>` and nothing changes."""
+    ids = list(dict.fromkeys(abandon))
+    allowed = {session_id, *ids}
+    for sid in ids:
+        row = found.get(sid)
+        if row is None or row[1] != user_id or row[0] not in allowed or sid == session_id:
+            raise SessionError(
+                f"restore_view: {sid!r} is not a session that continued {session_id!r}; "
+                "nothing was changed"
+            )
+    return ids

@@ -79,6 +79,20 @@ class CompactionIgnoresAfterSeq(SQLiteSessionStore):
         return super().commit_compaction(session_id, *args, **kw)
 
 
+class RestoreDropsApiCopies(SQLiteSessionStore):
+    def restore_view(self, session_id: str, *args: Any, **kw: Any) -> CompactionCommit:
+        kw.pop("api_contents", None)
+        return super().restore_view(session_id, *args, **kw)
+
+
+class RestoreKeepsChildrenLive(SQLiteSessionStore):
+    """Ignores ``abandon``: the parent stays continued (stale) and resume would leave it."""
+
+    def restore_view(self, session_id: str, *args: Any, **kw: Any) -> CompactionCommit:
+        kw["abandon"] = ()
+        return super().restore_view(session_id, *args, **kw)
+
+
 class LastSeqSkipsArchived(SQLiteSessionStore):
     def last_seq(self, session_id: str) -> int:
         return max((m.seq for m in self.messages(session_id)), default=0)
@@ -223,6 +237,16 @@ CAUGHT = [
         "DID NOT RAISE StaleSessionError",
     ),
     Case(LastSeqSkipsArchived, "last_seq_counts_archived_rows", "archived rows still count"),
+    Case(
+        RestoreDropsApiCopies,
+        "restore_brings_archived_rows_back_with_their_api_copies",
+        "the API copy that was sent",
+    ),
+    Case(
+        RestoreKeepsChildrenLive,
+        "restore_abandons_children_and_opens_the_parent_again",
+        "must end the abandoned children first",
+    ),
     Case(ListsOldestFirst, "list_sessions_is_newest_first_per_user_with_a_limit", "newest first"),
     Case(
         GetsAnyOwnersSession,

@@ -23,10 +23,11 @@ import sqlite3
 from collections.abc import Sequence
 
 from hermes_core.sessions import checks, commit_plan
+from hermes_core.sessions.sqlite import records
 from hermes_core.sessions.sqlite.rows import EncodedMessage, owner_token
 from hermes_core.sessions.store import CompactionCommit
 
-__all__ = ["commit_compaction", "insert_rows"]
+__all__ = ["commit_compaction", "insert_rows", "restore_view"]
 
 _ROW_COLUMNS = "role, content, tool_calls, tool_call_id, name, extra"
 
@@ -68,7 +69,20 @@ def commit_compaction(
     ).fetchone()
     if session is None:
         raise checks.no_such_session(session_id)
-    active: commit_plan.Active = {
+    active = _active(conn, session_id)
+    kept = commit_plan.kept_origins(session_id, encoded, origins, active)
+    if not in_place:
+        rows = commit_plan.child_rows(encoded, kept, active)
+        return _to_child(
+            conn, session_id, session, rows, child_session_id=child_session_id, now=now
+        )
+    return _in_place(
+        conn, session_id, encoded, kept, active, user_id=session[0], api_contents=None, now=now
+    )
+
+
+def _active(conn: sqlite3.Connection, session_id: str) -> commit_plan.Active:
+    return {
         seq: ((*columns,), token_count)
         for seq, token_count, *columns in conn.execute(
             f"SELECT seq, token_count, {_ROW_COLUMNS} FROM messages "
@@ -76,16 +90,23 @@ def commit_compaction(
             (session_id,),
         )
     }
-    kept = commit_plan.kept_origins(session_id, encoded, origins, active)
-    if not in_place:
-        rows = commit_plan.child_rows(encoded, kept, active)
-        return _to_child(
-            conn, session_id, session, rows, child_session_id=child_session_id, now=now
-        )
+
+
+def _in_place(
+    conn: sqlite3.Connection,
+    session_id: str,
+    encoded: Sequence[EncodedMessage],
+    kept: Sequence[int | None],
+    active: commit_plan.Active,
+    *,
+    user_id: str | None,
+    api_contents: Sequence[str | None] | None,
+    now: float,
+) -> CompactionCommit:
     (next_seq,) = conn.execute(
         "SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE session_id = ?", (session_id,)
     ).fetchone()
-    plan = commit_plan.in_place(encoded, kept, active, next_seq)
+    plan = commit_plan.in_place(encoded, kept, active, next_seq, api_contents)
     conn.execute(
         "UPDATE messages SET active = 0, compacted = 1, pos = NULL "
         "WHERE session_id = ? AND seq IN (SELECT value FROM json_each(?))",
@@ -95,8 +116,48 @@ def commit_compaction(
         "UPDATE messages SET pos = ? WHERE session_id = ? AND seq = ?",
         [(pos, session_id, seq) for pos, seq in plan.moved],
     )
-    insert_rows(conn, session_id, plan.new_rows, user_id=session[0], now=now)
+    insert_rows(conn, session_id, plan.new_rows, user_id=user_id, now=now)
     return plan.commit(session_id)
+
+
+def restore_view(
+    conn: sqlite3.Connection,
+    session_id: str,
+    encoded: Sequence[EncodedMessage],
+    origins: Sequence[int | None],
+    api_contents: Sequence[str | None],
+    *,
+    abandon: Sequence[str],
+    now: float,
+) -> CompactionCommit:
+    """An undo's commit inside the caller's write transaction: ``abandon`` ended as
+    ``"undone"`` (so the session takes writes again, and resume does not follow them; the
+    session itself open again), then ``encoded`` made its active view in place."""
+    user_id = records.session_user(conn, session_id)
+    ids = list(abandon)
+    found = {
+        sid: (parent, user)
+        for sid, parent, user in conn.execute(
+            "SELECT id, parent_session_id, user_id FROM sessions "
+            "WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(ids),),
+        )
+    }
+    ids = commit_plan.abandoned(session_id, ids, found, user_id)
+    active = _active(conn, session_id)
+    kept = commit_plan.kept_origins(session_id, encoded, origins, active)
+    if ids:
+        conn.execute(
+            "UPDATE sessions SET end_reason = 'undone', ended_at = coalesce(ended_at, ?) "
+            "WHERE id IN (SELECT value FROM json_each(?))",
+            (now, json.dumps(ids)),
+        )
+        conn.execute(
+            "UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = ?", (session_id,)
+        )
+    return _in_place(
+        conn, session_id, encoded, kept, active, user_id=user_id, api_contents=api_contents, now=now
+    )
 
 
 def _to_child(

@@ -273,6 +273,35 @@ class SQLiteSessionStore:
 
         return self._pool.write(commit)
 
+    def restore_view(
+        self,
+        session_id: str,
+        messages: Sequence[Mapping[str, Any]],
+        origins: Sequence[int | None],
+        *,
+        api_contents: Sequence[str | None] | None = None,
+        state: Mapping[str, Any] | None = None,
+        abandon: Sequence[str] = (),
+        after_seq: int | None = None,
+    ) -> CompactionCommit:
+        encoded = [encode_message(m, i) for i, m in enumerate(messages)]
+        apis, _ = checks.append_arguments(len(encoded), api_contents, None)
+        state_text = None if state is None else checks.dump_json(dict(state), "state")
+        gone = list(abandon)
+
+        def restore(conn: sqlite3.Connection) -> CompactionCommit:
+            if after_seq is not None:
+                checks.check_fresh(session_id, _last_seq(conn, session_id), after_seq)
+            done = compaction.restore_view(
+                conn, session_id, encoded, list(origins), apis, abandon=gone, now=self._clock()
+            )
+            checks.check_not_continued(session_id, _has_child(conn, session_id))
+            if state_text is not None:
+                conn.execute("UPDATE sessions SET state = ? WHERE id = ?", (state_text, session_id))
+            return done
+
+        return self._pool.write(restore)
+
     def last_seq(self, session_id: str) -> int:
         return self._pool.read(lambda conn: _last_seq(conn, session_id))
 
@@ -311,8 +340,11 @@ def _use_wal(conn: sqlite3.Connection) -> None:
 
 
 def _has_child(conn: sqlite3.Connection, session_id: str) -> bool:
+    """Whether a compaction continued the session in a child that an undo did not abandon."""
     row = conn.execute(
-        "SELECT 1 FROM sessions WHERE parent_session_id = ? LIMIT 1", (session_id,)
+        "SELECT 1 FROM sessions WHERE parent_session_id = ? "
+        "AND coalesce(end_reason, '') != 'undone' LIMIT 1",
+        (session_id,),
     ).fetchone()
     return row is not None
 

@@ -29,7 +29,7 @@ from hermes_core.sessions.store import CompactionCommit
 from hermes_plugins.postgres.sessions.rows import message_values, text_in, text_out
 from hermes_plugins.postgres.sessions.schema import MESSAGES, SESSIONS
 
-__all__ = ["Row", "commit_compaction", "insert_rows"]
+__all__ = ["Row", "commit_compaction", "insert_rows", "restore_view"]
 
 #: ``(seq, pos, message, api_content, token_count)`` of a row to insert
 Row = tuple[int, int, EncodedMessage, str | None, int | None]
@@ -76,8 +76,68 @@ def commit_compaction(
     now: float,
 ) -> CompactionCommit:
     """Do the commit; ``session`` is the locked row's stored ``(user_id, model, title)``."""
+    active = _active(conn, text_in(session_id))
+    kept = commit_plan.kept_origins(session_id, encoded, origins, active)
+    if not in_place:
+        rows = commit_plan.child_rows(encoded, kept, active)
+        return _to_child(
+            conn, session_id, session, rows, child_session_id=child_session_id, now=now
+        )
+    return _in_place(
+        conn, session_id, encoded, kept, active, user_id=session[0], api_contents=None, now=now
+    )
+
+
+def restore_view(
+    conn: psycopg.Connection[Any],
+    session_id: str,
+    session: tuple[str | None, str | None, str | None],
+    encoded: Sequence[EncodedMessage],
+    origins: Sequence[int | None],
+    *,
+    api_contents: Sequence[str | None],
+    abandon: Sequence[str],
+    now: float,
+) -> CompactionCommit:
+    """An undo's commit (the caller holds the session row's lock): ``abandon`` ended as
+    ``"undone"`` (so the session takes writes again, and resume does not follow them; the
+    session itself open again), then ``encoded`` made its active view in place."""
     stored_id = text_in(session_id)
-    active: commit_plan.Active = {
+    ids = list(abandon)
+    found = {
+        str(text_out(sid)): (text_out(parent), text_out(user))
+        for sid, parent, user in conn.execute(
+            f"SELECT id, parent_session_id, user_id FROM {SESSIONS} WHERE id = ANY(%s::text[])",
+            ([text_in(i) for i in ids],),
+        )
+    }
+    ids = commit_plan.abandoned(session_id, ids, found, text_out(session[0]))
+    active = _active(conn, stored_id)
+    kept = commit_plan.kept_origins(session_id, encoded, origins, active)
+    if ids:
+        conn.execute(
+            f"UPDATE {SESSIONS} SET end_reason = 'undone', ended_at = coalesce(ended_at, %s) "
+            "WHERE id = ANY(%s::text[])",
+            (now, [text_in(i) for i in ids]),
+        )
+        conn.execute(
+            f"UPDATE {SESSIONS} SET ended_at = NULL, end_reason = NULL WHERE id = %s",
+            (stored_id,),
+        )
+    return _in_place(
+        conn,
+        session_id,
+        encoded,
+        kept,
+        active,
+        user_id=session[0],
+        api_contents=api_contents,
+        now=now,
+    )
+
+
+def _active(conn: psycopg.Connection[Any], stored_id: str | None) -> commit_plan.Active:
+    return {
         int(seq): (tuple(text_out(c) for c in columns), tokens)
         for seq, tokens, *columns in conn.execute(
             f"SELECT seq, token_count, {_ROW_COLUMNS} FROM {MESSAGES} "
@@ -85,16 +145,25 @@ def commit_compaction(
             (stored_id,),
         )
     }
-    kept = commit_plan.kept_origins(session_id, encoded, origins, active)
-    if not in_place:
-        rows = commit_plan.child_rows(encoded, kept, active)
-        return _to_child(
-            conn, session_id, session, rows, child_session_id=child_session_id, now=now
-        )
+
+
+def _in_place(
+    conn: psycopg.Connection[Any],
+    session_id: str,
+    encoded: Sequence[EncodedMessage],
+    kept: Sequence[int | None],
+    active: commit_plan.Active,
+    *,
+    user_id: str | None,
+    api_contents: Sequence[str | None] | None,
+    now: float,
+) -> CompactionCommit:
+    stored_id = text_in(session_id)
     next_row = conn.execute(
         f"SELECT coalesce(max(seq), 0) + 1 FROM {MESSAGES} WHERE session_id = %s", (stored_id,)
     ).fetchone()
-    plan = commit_plan.in_place(encoded, kept, active, int(next_row[0]) if next_row else 1)
+    next_seq = int(next_row[0]) if next_row else 1
+    plan = commit_plan.in_place(encoded, kept, active, next_seq, api_contents)
     conn.execute(
         f"UPDATE {MESSAGES} SET active = false, compacted = true, pos = NULL "
         "WHERE session_id = %s AND seq = ANY(%s::integer[])",
@@ -106,7 +175,7 @@ def commit_compaction(
                 f"UPDATE {MESSAGES} SET pos = %s WHERE session_id = %s AND seq = %s",
                 [(pos, stored_id, seq) for pos, seq in plan.moved],
             )
-    insert_rows(conn, stored_id, plan.new_rows, user_id=session[0], now=now)
+    insert_rows(conn, stored_id, plan.new_rows, user_id=user_id, now=now)
     return plan.commit(session_id)
 
 

@@ -153,9 +153,12 @@ def session_for_update(
 
 
 def has_child(conn: psycopg.Connection[Any], stored_id: str | None) -> bool:
-    """Whether a compaction continued the session in a child (its rows are then frozen)."""
+    """Whether a compaction continued the session in a child (its rows are then frozen) that
+    an undo did not abandon."""
     row = conn.execute(
-        f"SELECT 1 FROM {SESSIONS} WHERE parent_session_id = %s LIMIT 1", (stored_id,)
+        f"SELECT 1 FROM {SESSIONS} WHERE parent_session_id = %s "
+        "AND coalesce(end_reason, '') <> 'undone' LIMIT 1",
+        (stored_id,),
     ).fetchone()
     return row is not None
 

@@ -300,6 +300,46 @@ class PostgresSessionStore:
 
         return self._run(commit, idempotent=after_seq is not None)
 
+    def restore_view(
+        self,
+        session_id: str,
+        messages: Sequence[Mapping[str, Any]],
+        origins: Sequence[int | None],
+        *,
+        api_contents: Sequence[str | None] | None = None,
+        state: Mapping[str, Any] | None = None,
+        abandon: Sequence[str] = (),
+        after_seq: int | None = None,
+    ) -> CompactionCommit:
+        encoded = [encode_message(m, i) for i, m in enumerate(messages)]
+        apis, _ = checks.append_arguments(len(encoded), api_contents, None)
+        state_text = None if state is None else rows.state_text(state)
+        stored = text_in(session_id)
+        gone = list(abandon)
+
+        def restore(conn: Conn) -> CompactionCommit:
+            session = rows.session_for_update(conn, stored, session_id)
+            if after_seq is not None:
+                checks.check_fresh(session_id, rows.last_seq(conn, stored), after_seq)
+            done = compaction.restore_view(
+                conn,
+                session_id,
+                session,
+                encoded,
+                list(origins),
+                api_contents=apis,
+                abandon=gone,
+                now=self._now(conn),
+            )
+            checks.check_not_continued(session_id, rows.has_child(conn, stored))
+            if state_text is not None:
+                conn.execute(
+                    f"UPDATE {SESSIONS} SET state = %s WHERE id = %s", (state_text, stored)
+                )
+            return done
+
+        return self._run(restore, idempotent=after_seq is not None)
+
     def last_seq(self, session_id: str) -> int:
         return self._run(lambda c: rows.last_seq(c, text_in(session_id)), idempotent=True)
 
