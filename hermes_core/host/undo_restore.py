@@ -3,8 +3,8 @@
 Shared by :meth:`Session.undo_compaction <hermes_core.host.session.Session.undo_compaction>`
 (a live host) and ``hermes-context sessions restore`` (none), so both do exactly the same:
 read the conversation's history from the session's state, plan (host/undo_plan.py), and
-commit with :meth:`SessionStore.restore_view
-<hermes_core.sessions.SessionStore.restore_view>`: every row of the restored view is the
+commit with :meth:`UndoableSessionStore.restore_view
+<hermes_core.sessions.UndoableSessionStore.restore_view>`: every row of the restored view is the
 stored row it was (its message and the API copy that was sent), archived rows come back as
 new rows (copies: rows never change nor move), the undone summary and stand-ins are archived,
 and the state that records the undo goes in the same transaction, so a crash cannot leave a
@@ -22,7 +22,12 @@ from hermes_core.host.session_state import SessionState
 from hermes_core.host.undo_history import History, Undone, to_runs
 from hermes_core.host.undo_plan import RowKey, UndoPlan, plan_undo
 from hermes_core.host.view import sent_form
-from hermes_core.sessions.store import SessionRecord, SessionStore, StoredMessage
+from hermes_core.sessions.store import (
+    SessionRecord,
+    SessionStore,
+    StoredMessage,
+    UndoableSessionStore,
+)
 
 if TYPE_CHECKING:
     from hermes_core.compression.engine import Compressor
@@ -80,6 +85,12 @@ def undo_in_store(
     state to write. ``after_seq``: the newest seq of ``session_id`` the caller knows
     (:class:`StaleSessionError` when the store moved on). Refusals are
     :class:`SessionError`, and change nothing in the store."""
+    if not isinstance(store, UndoableSessionStore):
+        raise SessionError(
+            f"this session store ({getattr(store, 'backend', type(store).__name__)}) cannot "
+            "undo a compaction: it has no restore_view (see UndoableSessionStore); the "
+            "built-in sqlite and postgres stores can. Nothing was changed"
+        )
     last = store.last_seq(session_id)
     if after_seq is not None and last != after_seq:
         raise StaleSessionError(f"session {session_id!r} changed since it was read")

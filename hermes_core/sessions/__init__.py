@@ -17,6 +17,7 @@ from hermes_core.sessions.store import (
     SessionStore,
     SnippetLine,
     StoredMessage,
+    UndoableSessionStore,
 )
 
 __all__ = [
@@ -26,4 +27,5 @@ __all__ = [
     "SessionStore",
     "SnippetLine",
     "StoredMessage",
+    "UndoableSessionStore",
 ]

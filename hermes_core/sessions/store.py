@@ -28,6 +28,7 @@ __all__ = [
     "SessionStore",
     "SnippetLine",
     "StoredMessage",
+    "UndoableSessionStore",
 ]
 
 
@@ -198,29 +199,6 @@ class SessionStore(Protocol):
         """
         ...
 
-    def restore_view(
-        self,
-        session_id: str,
-        messages: Sequence[Mapping[str, Any]],
-        origins: Sequence[int | None],
-        *,
-        api_contents: Sequence[str | None] | None = None,
-        state: Mapping[str, Any] | None = None,
-        abandon: Sequence[str] = (),
-        after_seq: int | None = None,
-    ) -> CompactionCommit:
-        """Undo a compaction, in one transaction: make ``messages`` the active view of
-        ``session_id`` as an in-place :meth:`commit_compaction` does (``origins`` alike; a
-        new row carries its ``api_contents[i]``, so a restored message keeps the copy that was
-        sent), replace its JSON ``state`` (when given), and end each session of ``abandon``
-        (sessions that continued ``session_id``: its children, theirs) with
-        ``end_reason="undone"`` whatever reason it had, which opens ``session_id`` again
-        (``ended_at`` cleared): a child ended ``"undone"`` no longer makes writes to its
-        parent stale, and resuming does not follow it. A live child left out of ``abandon``
-        is :class:`~hermes_core.errors.StaleSessionError`; ``after_seq`` as for
-        :meth:`append_messages`; nothing changes on any error."""
-        ...
-
     def end_session(self, session_id: str, reason: str) -> None:
         """Set ``ended_at`` and ``end_reason`` (a second call keeps the first reason)."""
         ...
@@ -251,4 +229,36 @@ class SessionStore(Protocol):
 
     def close(self) -> None:
         """Release connections; safe to call twice."""
+        ...
+
+
+@runtime_checkable
+class UndoableSessionStore(SessionStore, Protocol):
+    """A store that can undo a compaction (``Session.undo_compaction``, ``sessions restore``).
+
+    Apart from :class:`SessionStore` so a backend written before undo existed still loads:
+    undo asks for this capability and, where it is missing, refuses with a clear error.
+    The built-in SQLite and PostgreSQL stores have it."""
+
+    def restore_view(
+        self,
+        session_id: str,
+        messages: Sequence[Mapping[str, Any]],
+        origins: Sequence[int | None],
+        *,
+        api_contents: Sequence[str | None] | None = None,
+        state: Mapping[str, Any] | None = None,
+        abandon: Sequence[str] = (),
+        after_seq: int | None = None,
+    ) -> CompactionCommit:
+        """Undo a compaction, in one transaction: make ``messages`` the active view of
+        ``session_id`` as an in-place :meth:`commit_compaction` does (``origins`` alike; a
+        new row carries its ``api_contents[i]``, so a restored message keeps the copy that was
+        sent), replace its JSON ``state`` (when given), and end each session of ``abandon``
+        (sessions that continued ``session_id``: its children, theirs) with
+        ``end_reason="undone"`` whatever reason it had, which opens ``session_id`` again
+        (``ended_at`` cleared): a child ended ``"undone"`` no longer makes writes to its
+        parent stale, and resuming does not follow it. A live child left out of ``abandon``
+        is :class:`~hermes_core.errors.StaleSessionError`; ``after_seq`` as for
+        :meth:`append_messages`; nothing changes on any error."""
         ...

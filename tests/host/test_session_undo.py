@@ -244,3 +244,32 @@ def test_an_old_state_without_history_loads(tmp_path: Path) -> None:
         assert driver.session.state.history.records == []
         with pytest.raises(hc.SessionError, match="nothing to undo"):
             driver.session.undo_compaction()
+
+
+class _StoreWithoutUndo:
+    """A backend written before undo existed: every SessionStore method, no restore_view."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "restore_view":
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+
+def test_a_store_without_restore_view_still_loads_but_refuses_undo(tmp_path: Path) -> None:
+    from hermes_core.sessions import SessionStore, UndoableSessionStore
+
+    with make_host(tmp_path, SMALL) as host:
+        driver = _driven(host)
+        driver.compact()
+        old = _StoreWithoutUndo(driver.session.store)
+        assert isinstance(old, SessionStore) and not isinstance(old, UndoableSessionStore)
+        driver.session.store = old  # type: ignore[assignment]
+        before, rows = driver.session.messages, rows_of(driver.session)
+        with pytest.raises(
+            hc.SessionError, match="cannot undo a compaction: it has no restore_view"
+        ):
+            driver.session.undo_compaction()
+        assert (driver.session.messages, rows_of(driver.session)) == (before, rows)
