@@ -132,16 +132,13 @@ class Compressor(PruneStop):
         usage = SummarizerUsage(count=self.count)
         self._started = False
         self._costs: CostTable | None = None  # this call's costs, until it returns
-        self._touch()
+        self._touch(len(source))
         result = self._compress(source, force, usage)
         costs, self._costs = self._costs, None  # costs that stayed estimates; 0: all exact
         result.stats["estimated_costs"] = costs.pending if costs else 0
         result.stats["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
         result.stats["summarizer_usage"] = usage.as_dict()
-        changed = result.status in ("compressed", "pruned")
-        self._sent = (result.messages, len(result.messages)) if changed else (source, len(source))
-        if changed:
-            self.running.reset()  # the list was rewritten, not appended to: recount it next time
+        changed = self._settle(source, result)  # what goes out next; the frequency count
         if changed or self._started:  # every "started" gets its "finished", whatever came of it
             self._emit("compression_finished", **result.report(), summarizer_usage=usage.as_dict())
         if changed or self._started:
