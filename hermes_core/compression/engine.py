@@ -24,6 +24,7 @@ from hermes_core.compression.hooks import (
     SummarizerMode,
     standalone_hooks,
 )
+from hermes_core.compression.in_flight import in_flight_problems
 from hermes_core.compression.invariants import check_invariants
 from hermes_core.compression.proactive import proactive_outcome
 from hermes_core.compression.progress import ending_notice, started_notice
@@ -210,7 +211,7 @@ class Compressor(PruneStop):
         violations = (
             check_invariants(source, result.messages, before_valid=True, archived=result.archived)
             if result.status == "compressed"
-            else []
+            else in_flight_problems(source, result.messages)  # pruning spares them too
         )
         if violations:
             log.error("compression broke its invariants, input kept: %s", violations)
