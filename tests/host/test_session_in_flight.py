@@ -108,3 +108,36 @@ def test_compact_with_a_batch_in_flight_then_the_results_arrive(tmp_path: Path) 
         _assert_whole(out, batch, later)
         out = session.compact(out + later)  # the agent appends to the list it got back
         assert validate_messages(out) == [] and out[-len(later) :] == later
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 50.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_hourly_limit_blocks_with_an_event_and_survives_a_restart(tmp_path: Path) -> None:
+    config = {**CONFIG, "compression": {"max_per_hour": 1}}
+    events: list[hc.SessionEvent] = []
+    clock = Clock()
+    messages = _history(30)
+    with make_hermes(tmp_path, config) as host:
+        with host.session("s4", on_event=events.append) as session:
+            session.compressor.use_clock(clock)
+            wire = session.prepare(messages)
+            assert "compaction_committed" in [e.kind for e in events]
+            messages, n = list(wire), 30
+            while hc.count_tokens(messages) < session.compressor.threshold_tokens:
+                messages += tool_round(n, big_file(n, 40))  # over the threshold again
+                n += 1
+            assert hc.count_tokens(messages) < 0.95 * 16_000  # not at the window's edge
+            clock.now += 600
+            again = session.prepare(messages)
+            assert again == messages  # over the threshold, blocked, and the session goes on
+            (blocked,) = [e.data for e in events if e.kind == "compression_blocked"]
+            assert "max_per_hour: 1" in blocked["reason"] and blocked["lifts_in_s"] > 2_000
+        with host.session("s4") as resumed:  # another process, the same conversation
+            block = resumed.compressor.rate.block()
+            assert block is not None and "max_per_hour: 1" in block.reason
