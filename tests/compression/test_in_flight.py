@@ -178,3 +178,22 @@ def test_the_invariant_check_catches_a_torn_batch() -> None:
     assert in_flight_problems(source, [*source[:-2], merged, source[-1]])
     full = source + _batch(2, 1)[1]
     assert in_flight_start(full) == len(full)  # all answered: nothing in flight
+
+
+def test_proactive_pruning_and_dedup_spare_the_batch() -> None:
+    """Below the threshold (spec 10 §8), and forced; the batch's results repeat each other
+    word for word, so dedup would keep only the newest copy."""
+    batch, later = _batch(4, 3)
+    source = [*_history(8), {"role": "user", "content": "now all four at once"}, *batch]
+    config = {
+        "compression": {
+            "proactive_prune_tokens": 1_000,
+            "proactive_prune_min_result_chars": 100,
+            "proactive_prune_min_reclaim_tokens": 1,
+        }
+    }
+    result = Compressor(config, context_length=128_000, summarizer="fallback").compress(source)
+    assert result.status == "pruned", result.reason
+    _check_not_torn(source, result.messages, later)
+    forced = Compressor(context_length=128_000, summarizer="fallback").compress(source, force=True)
+    _check_not_torn(source, forced.messages, later)
