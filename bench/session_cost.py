@@ -74,6 +74,8 @@ from hermes_core.transcript.messages import turn_groups  # noqa: E402
 
 CACHED_RATE, OUTPUT_WEIGHT = 0.1, 4
 POLICIES = ("ours", "reference", "truncate", "floor")
+#: Simulated time per request of "ours": a model call plus its tools in an agent loop.
+SECONDS_PER_REQUEST = 30.0
 
 
 class Ours:
@@ -89,6 +91,7 @@ class Ours:
         compression: dict | None = None,
         *,
         review: bool = False,
+        seconds_per_request: float = SECONDS_PER_REQUEST,
     ) -> None:
         self._home = tempfile.TemporaryDirectory()
         config = {
@@ -103,6 +106,10 @@ class Ours:
         }
         self.host = hc.Hermes(load_config(config, home=self._home.name, environ={}))
         self.session = self.host.session("replay", on_event=self._event)
+        # simulated time, seconds_per_request a request: the frequency limits and cooldowns
+        # see the hours a real session of this length takes, not the seconds a replay takes
+        self._now, self._step = 0.0, seconds_per_request
+        self.session.compressor.use_clock(lambda: self._now)
         self.threshold = self.session.compressor.threshold_tokens
         self.messages = [{**system, "content": self.session.system_prompt(system["content"])}]
         self.counts = {"compressed": 0, "pruned": 0}
@@ -118,6 +125,7 @@ class Ours:
         self.messages.append(message)
 
     def prepare(self) -> list[Message]:
+        self._now += self._step
         return self.session.prepare(self.messages)
 
     def usage(self, tokens: int) -> None:

@@ -24,6 +24,7 @@ from hermes_core.compression.hooks import (
     SummarizerMode,
     standalone_hooks,
 )
+from hermes_core.compression.in_flight import in_flight_problems
 from hermes_core.compression.invariants import check_invariants
 from hermes_core.compression.plan import Plan, plan_span
 from hermes_core.compression.proactive import proactive_outcome
@@ -137,16 +138,13 @@ class Compressor(PruneStop):
         usage = SummarizerUsage(count=self.count)
         self._started = False
         self._costs: CostTable | None = None  # this call's costs, until it returns
-        self._touch()
+        self._touch(len(source))
         result = self._compress(source, force, usage)
         costs, self._costs = self._costs, None  # costs that stayed estimates; 0: all exact
         result.stats["estimated_costs"] = costs.pending if costs else 0
         result.stats["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
         result.stats["summarizer_usage"] = usage.as_dict()
-        changed = result.status in ("compressed", "pruned")
-        self._sent = (result.messages, len(result.messages)) if changed else (source, len(source))
-        if changed:
-            self.running.reset()  # the list was rewritten, not appended to: recount it next time
+        changed = self._settle(source, result)  # what goes out next; the frequency count
         if changed or self._started:  # every "started" gets its "finished", whatever came of it
             self._emit("compression_finished", **result.report(), summarizer_usage=usage.as_dict())
             self._notice(*ending_notice(result))
@@ -218,7 +216,7 @@ class Compressor(PruneStop):
         violations = (
             check_invariants(source, result.messages, before_valid=True, archived=result.archived)
             if result.status == "compressed"
-            else []
+            else in_flight_problems(source, result.messages)  # pruning spares them too
         )
         if violations:
             log.error("compression broke its invariants, input kept: %s", violations)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, cast
 
+from hermes_core.compression.in_flight import in_flight_start
 from hermes_core.transcript.messages import is_real_user_message
 
 __all__ = [
@@ -79,7 +80,8 @@ def strip_historical_images(
     superseded = newest_tool > newest_user >= 0 and newest_user != answered
     replaced: dict[int, dict[str, Any]] = {}
     stripped = 0
-    for i, msg in enumerate(messages):
+    live = in_flight_start(messages)  # the tool calls in flight keep their results as they are
+    for i, msg in enumerate(messages[:live]):
         if not counts[i]:
             continue
         is_tool = isinstance(msg, dict) and msg.get("role") == "tool"
@@ -120,7 +122,8 @@ def strip_tool_images(
     )
     out = cast("list[dict[str, Any]]", list(messages))
     stripped = 0
-    for i, msg in enumerate(messages):
+    live = in_flight_start(messages)  # the tool calls in flight keep their results as they are
+    for i, msg in enumerate(messages[:live]):
         count = _image_count(msg)
         if not count or i == newest_user:
             continue

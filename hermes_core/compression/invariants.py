@@ -16,6 +16,7 @@ from hermes_core.compression.assemble import (
     is_summary_message,
     newest_real_user_index,
 )
+from hermes_core.compression.in_flight import in_flight_problems
 from hermes_core.transcript.validation import validate_messages
 
 
@@ -55,6 +56,7 @@ def check_invariants(
         wanted = before[newest]
         if not any(m.get("role") == "user" and _content_kept(wanted, m) for m in after):
             problems.append("the newest user message is not kept verbatim")
+    problems += in_flight_problems(before, after)
     if _same_role_pairs(before) == 0 and _same_role_pairs(after) > 0:
         problems.append("two consecutive user or assistant messages were created")
     before_ids = {id(m) for m in before}

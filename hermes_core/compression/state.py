@@ -10,7 +10,9 @@ Time: the guard runs on a monotonic clock, which means nothing in another proces
 are stored as remaining seconds together with the wall-clock time of the export; on restore
 the wall time that passed is taken off (never added: a wall clock that went backwards
 counts as no time passed) and each timer is capped at the longest the guard ever sets, so a
-corrupt or hostile row cannot block compression for longer than that.
+corrupt or hostile row cannot block compression for longer than that. The frequency
+limits (compression/rate.py) store compaction times as ages, aged the same way, so a
+restart neither forgets the last hour nor lets a row block for longer than an hour.
 
 Robustness: state comes from storage and may be old, foreign or damaged. An unknown
 version or a non-mapping is ignored whole; a malformed section is skipped on its own; both
@@ -57,6 +59,7 @@ def export_state(compressor: Compressor, *, wall_now: float) -> dict[str, Any]:
         "v": STATE_VERSION,
         "saved_at": wall_now,
         "guard": compressor.guard.to_dict(),
+        "rate": compressor.rate.to_dict(),
         "summary": {
             "previous": compressor.previous_summary,
             "compactions": compressor.compactions,
@@ -136,6 +139,10 @@ def _guard(compressor: Compressor, data: Mapping[str, Any], elapsed: float) -> N
     compressor.guard = CompressionGuard.from_dict(aged, clock=compressor._clock)
 
 
+def _rate(compressor: Compressor, data: Mapping[str, Any], elapsed: float) -> None:
+    compressor.rate.restore(data, elapsed=elapsed)
+
+
 def _summary(compressor: Compressor, data: Mapping[str, Any], _elapsed: float) -> None:
     previous = data.get("previous")
     if previous is not None and not isinstance(previous, str):
@@ -183,6 +190,7 @@ def _idle(compressor: Compressor, data: Mapping[str, Any], elapsed: float) -> No
 
 _SECTIONS: Final = (
     ("guard", _guard),
+    ("rate", _rate),
     ("summary", _summary),
     ("ratio", _ratio),
     ("backoff", _backoff),

@@ -15,7 +15,8 @@ from typing import Any
 from hermes_core.compression import policy
 from hermes_core.compression.arguments import check_messages, check_usage
 from hermes_core.compression.overflow import MIN_PLAUSIBLE_WINDOW, stated_window
-from hermes_core.compression.result import CompressionEvent, EventSink
+from hermes_core.compression.rate import CompactionRate
+from hermes_core.compression.result import CompressionEvent, CompressionResult, EventSink
 from hermes_core.config.settings import Settings
 from hermes_core.errors import ConfigError
 from hermes_core.tokens import REPLY_PRIMING, RunningTokenCount, get_counter, message_tokens
@@ -24,6 +25,9 @@ from hermes_core.tokens.table import CostTable
 log = logging.getLogger("hermes_context.compression")
 #: "Nothing to compress" backs off for 300 s, or until the transcript grows this much.
 GROWTH_ENDS_BACKOFF = 1.25
+#: A prompt at this share of the window (less the reply's reservation) is about to stop
+#: fitting: it compacts whatever the frequency limits say (overflow prevention).
+WINDOW_EDGE = 0.95
 
 
 def as_settings(config: Settings | Mapping[str, Any] | None) -> Settings:
@@ -58,6 +62,13 @@ class CompressionTrigger:
         self.counter = get_counter(self.model, settings.model.tokenizer)
         self._clock = clock
         self.guard = policy.CompressionGuard(clock=clock)
+        comp = settings.compression
+        self.rate = CompactionRate(
+            max_per_hour=comp.max_per_hour,
+            min_requests_between=comp.min_requests_between,
+            clock=clock,
+        )
+        self._auto_go = False  # the last should_compress said yes on its own (not overflow)
         self.on_event = on_event
         self.last_prompt_tokens: int | None = None
         self.running = self._new_running()
@@ -141,19 +152,23 @@ class CompressionTrigger:
         ``messages`` is taken to be what goes out next: a later ``update_from_usage`` without
         messages anchors on it (as it was now, even if the list grows in place meanwhile)."""
         check_messages(messages)
-        self._touch()
+        self._touch(len(messages))
         self._sent = (messages, len(messages))
         self.last_prompt_tokens = self.running.observe(messages)
         return self.last_prompt_tokens
 
-    def _touch(self) -> None:
-        """Note activity; a gap longer than ``idle_compact_after_seconds`` arms the idle trigger
-        (spec 10 §8): the provider's prompt cache has expired by then, so a compaction now
-        costs no extra cache miss."""
+    def _touch(self, length: int | None = None) -> None:
+        """Note activity (``length``: a list handed in, a request when it grew); a gap
+        longer than ``idle_compact_after_seconds`` arms the idle trigger (spec 10 §8): the
+        provider's prompt cache has expired by then, so a compaction now costs no extra
+        cache miss."""
         now, idle = self._clock(), self.settings.compression.idle_compact_after_seconds
         if idle > 0 and self._active_at is not None and now - self._active_at > idle:
             self._idle_due = True
         self._active_at = now
+        self._auto_go = False
+        if length is not None:
+            self.rate.note_list(length)
 
     def should_compress(self, prompt_tokens: int | None = None) -> tuple[bool, str | None]:
         """Whether to compress now, and why not when over the threshold but blocked.
@@ -163,6 +178,7 @@ class CompressionTrigger:
         ``compression.enabled`` is false); after an idle gap the trigger is half the threshold."""
         tokens = prompt_tokens if prompt_tokens is not None else self.last_prompt_tokens or 0
         enabled = self.settings.compression.enabled
+        self._auto_go = False
         if self._overflow_due and enabled:
             return True, None  # the provider refused the request: the guard cannot help it
         if self._nothing_at is not None and tokens >= self._nothing_at * GROWTH_ENDS_BACKOFF:
@@ -172,11 +188,55 @@ class CompressionTrigger:
         if self._idle_due:
             trigger = max(1, trigger // 2)
         go, reason = self.guard.should_compress(tokens, trigger, enabled=enabled)
-        if not go and enabled:
+        if go:
+            go, reason = self._within_rate(tokens)
+            self._auto_go = go
+        elif enabled:
             warning = self.guard.warning_due(tokens, self.threshold_tokens)
             if warning:
                 self._emit("compression_blocked", reason=warning, tokens=tokens)
         return go, reason
+
+    def _within_rate(self, tokens: int) -> tuple[bool, str | None]:
+        """The frequency limits (compression/rate.py), unless the prompt is about to outgrow
+        the window: that compaction is overflow prevention, never held back."""
+        block = self.rate.block()
+        if block is None:
+            return True, None
+        edge = int(self.context_length * WINDOW_EDGE) - self.max_tokens
+        if tokens >= edge:
+            return True, None
+        if self.rate.warning_due():
+            self._emit("compression_blocked", tokens=tokens, **block.as_event())
+        return False, block.reason
+
+    def _settle(self, source: Sequence[Mapping[str, Any]], result: CompressionResult) -> bool:
+        """After a ``compress``: what goes out next, and an automatic compaction counted for
+        the frequency limits; True when the transcript changed."""
+        changed = result.status in ("compressed", "pruned")
+        self._sent = (result.messages, len(result.messages)) if changed else (source, len(source))
+        if changed:
+            self.running.reset()  # the list was rewritten, not appended to: recount it next time
+            if self._auto_go:
+                self.rate.record(len(result.messages))
+        self._auto_go = False
+        return changed
+
+    def use_clock(self, clock: Callable[[], float]) -> None:
+        """Run every timer on another monotonic clock from now on (a replay's simulated time):
+        the time left on each is kept."""
+        state = self.guard.to_dict()
+        rate = self.rate.to_dict()
+        idle = None if self._active_at is None else self._clock() - self._active_at
+        self._clock = clock
+        self.guard = policy.CompressionGuard.from_dict(state, clock=clock)
+        self.rate = CompactionRate(
+            max_per_hour=self.rate.max_per_hour,
+            min_requests_between=self.rate.min_requests_between,
+            clock=clock,
+        )
+        self.rate.restore(rate, elapsed=0.0)
+        self._active_at = None if idle is None else clock() - idle
 
     def update_from_usage(self, usage: Any, messages: Sequence[Any] | None = None) -> None:
         """Real ``usage.prompt_tokens`` from the API (any API's usage record or the SDK's
@@ -189,6 +249,7 @@ class CompressionTrigger:
             return
         self.last_prompt_tokens = prompt
         self._overflow_due = self._idle_due = False  # a request went through: cache is warm
+        self.rate.note_usage()
         if messages is None and self._sent is not None:
             sent, n = self._sent
             messages = sent if len(sent) == n else list(sent[:n])

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_core.compression.assemble import SYSTEM_ROLES, is_summary_message, summary_role
+from hermes_core.compression.in_flight import in_flight_start
 from hermes_core.transcript.messages import TurnGroup, is_real_user_message
 
 #: The reply a short user answer refers to is kept up to this many tail budgets.
@@ -134,7 +135,9 @@ def choose_window(
             min_user_messages=users,
         )
         if tail > head:
-            return _settled(messages, groups, Window(head, tail))
+            return _spare_in_flight(
+                messages, groups, _settled(messages, groups, Window(head, tail))
+            )
     newest_user = next(
         (i for i in range(len(messages) - 1, head - 1, -1) if is_real_user_message(messages[i])),
         None,
@@ -152,7 +155,29 @@ def choose_window(
         min_user_messages=0,
         keep_newest_user=False,
     )
-    return _settled(messages, groups, Window(head, tail)) if tail > head else None
+    if tail <= head:
+        return None
+    return _spare_in_flight(messages, groups, _settled(messages, groups, Window(head, tail)))
+
+
+def _spare_in_flight(
+    messages: Sequence[Mapping[str, Any]], groups: Sequence[TurnGroup], window: Window
+) -> Window | None:
+    """When the tail is only the tool calls in flight and no summary fits between the head
+    and them (the head ends in the user's message), the summary would be merged into the
+    call message, which must stay verbatim (compression/in_flight.py): the tail takes the
+    group before it too; ``None`` when that leaves nothing to compress."""
+    live = window.tail_start
+    if live == len(messages) or in_flight_start(messages) != live:
+        return window
+    any_user = any(is_real_user_message(m) for m in messages)
+    previous = messages[window.head_end - 1] if window.head_end else None
+    if summary_role(previous, messages[live], any_user=any_user) is not None:
+        return window
+    before = next((g for g in groups if g.end == live), None)
+    if before is None or before.start <= window.head_end:
+        return None
+    return Window(window.head_end, before.start)
 
 
 def _settled(

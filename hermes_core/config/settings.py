@@ -121,6 +121,21 @@ class CompressionSettings:
         "expired, so compacting then costs no extra cache miss (0: off).",
         minimum=0,
     )
+    max_per_hour: int = setting(
+        20,
+        "At most this many automatic compactions in any rolling hour; past it a "
+        "`compression_blocked` event and no automatic compaction until the oldest is an hour "
+        "old (overflow recovery, a forced compaction and a prompt about to outgrow the window "
+        "still compact; 0: no limit).",
+        minimum=0,
+    )
+    min_requests_between: int = setting(
+        2,
+        "At most one automatic compaction per this many requests: a compaction needs at "
+        "least this many requests since the previous one (same exceptions as "
+        "`max_per_hour`; 0 or 1: no limit).",
+        minimum=0,
+    )
     micro_compact: bool = setting(
         False, "Not available in this version: `true` is refused (remove the key or set false)."
     )
