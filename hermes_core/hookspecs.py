@@ -271,7 +271,7 @@ def memory_session_switch(session: SessionInfo, parent_session_id: str) -> None:
 def memory_tools(session: SessionInfo) -> list[dict[str, Any]] | None:
     """Tool schemas (OpenAI function format) this provider offers the model.
 
-    Tools whose names collide with core tools (``memory``, ``session_search``,
+    Tools whose names collide with core tools (``memory``, ``session_search``, ``session_recall``,
     ``skill_manage``) are dropped with a warning: core names win.
 
     Policy: ``collect``; one that raises offers no tools.

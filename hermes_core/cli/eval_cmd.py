@@ -60,6 +60,12 @@ def register(
     parser.add_argument(
         "--context-length", type=int, metavar="N", help="window in tokens (default model's)"
     )
+    parser.add_argument(
+        "--recall",
+        action="store_true",
+        help="also replay the transcript through a throwaway session store and report how many "
+        "compacted tool outputs session_recall returns byte-exact, and what references cost",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -174,9 +180,21 @@ def run(args: argparse.Namespace) -> int:
         finally:
             if tty:
                 print("\r\033[K", end="", file=sys.stderr)
+        recall = None
+        if args.recall:
+            from hermes_core.evals.recall import measure_recall
+
+            recall = measure_recall(
+                messages,
+                context_length=context_length,
+                rounds=args.rounds,
+                count_text=compressor.counter.count_text,
+            )
     finally:
         host.close()
     report = to_dict(evaluation, file=args.file, summarizer=args.summarizer)
+    if recall is not None:
+        report["recall"] = recall
     if args.plot:
         series = {kind: entry["retention"] for kind, entry in report["kinds"].items()}
         _write(

@@ -20,7 +20,7 @@ from hermes_core.host.hermes import Hermes
 from hermes_core.host.session import Session
 from hermes_core.transcript.messages import turn_groups
 
-__all__ = ["RecallFigures", "recalled_text", "replay_recall"]
+__all__ = ["RecallFigures", "measure_recall", "recall_lines", "recalled_text", "replay_recall"]
 
 Message = dict[str, Any]
 _TAG: Final = re.compile(r" \[ref [0-9:,\-]+\]")
@@ -125,3 +125,49 @@ def replay_recall(
             elif withheld:
                 figures.withheld_outputs += 1
     return figures
+
+
+def measure_recall(
+    messages: Sequence[Message],
+    *,
+    context_length: int,
+    rounds: int,
+    count_text: Callable[[str], int],
+) -> dict[str, Any]:
+    """``hermes-context eval --recall``: the replay in a throwaway home (its own store, the
+    offline fallback summary: references and the tool do not depend on the summariser), about
+    ``rounds`` compactions; the figures as the JSON report's ``recall`` entry."""
+    import tempfile
+    from pathlib import Path
+
+    from hermes_core.config.loader import load_config
+
+    every = max(1, -(-len(turn_groups(list(messages))) // max(1, rounds)))
+    with tempfile.TemporaryDirectory(prefix="hermes-eval-recall-") as home:
+        config = {"model": {"context_length": context_length}}
+        with Hermes(load_config(config, home=Path(home), environ={})) as host:
+            figures = replay_recall(host, "eval", messages, every=every, count_text=count_text)
+    return {
+        "every_groups": every,
+        "compactions": figures.compactions,
+        "archived_outputs": figures.archived_outputs,
+        "recalled_outputs": figures.recalled_outputs,
+        "withheld_outputs": figures.withheld_outputs,
+        "lost_outputs": figures.lost,
+        "recall_share": round(figures.recall_share, 4),
+        "ref_tokens_per_compaction": round(figures.tokens_per_compaction, 1),
+        "ref_tokens_per_stand_in": round(figures.tokens_per_stand_in, 1),
+    }
+
+
+def recall_lines(recall: dict[str, Any]) -> list[str]:
+    """The report's lines for :func:`measure_recall`'s figures."""
+    return [
+        f"{recall['compactions']} compactions (one every {recall['every_groups']} turn groups); "
+        f"{recall['archived_outputs']} tool outputs left the context, "
+        f"{recall['recalled_outputs']} came back byte-exact through session_recall "
+        f"({recall['recall_share']:.1%}), {recall['withheld_outputs']} withheld by the threat "
+        f"scanner, {recall['lost_outputs']} lost",
+        f"references cost {recall['ref_tokens_per_compaction']:g} tokens a compaction, "
+        f"{recall['ref_tokens_per_stand_in']:g} a stand-in",
+    ]

@@ -137,6 +137,18 @@ def _intro(report: dict[str, Any]) -> str:
     )
 
 
+def _recall_part(
+    report: dict[str, Any], title: str, *, bullet: str = "", end: list[str] | None = None
+) -> list[str]:
+    """The ``--recall`` figures, when measured."""
+    from hermes_core.evals.recall import recall_lines
+
+    recall = report.get("recall")
+    if not isinstance(recall, dict):
+        return []
+    return [title, *(bullet + line for line in recall_lines(recall)), *(end or [])]
+
+
 def to_text(report: dict[str, Any]) -> str:
     """The screen: a table of retention per kind after each compaction, then the budgets."""
     headers, rows = _rows(report)
@@ -156,6 +168,7 @@ def to_text(report: dict[str, Any]) -> str:
             *body,
             "summary against its budget:",
             *_budget_lines(report),
+            *_recall_part(report, "compacted tool outputs recalled through session_recall:"),
         ]
     )
 
@@ -192,6 +205,7 @@ def to_markdown(report: dict[str, Any], *, plot: str | None = None) -> str:
         "",
         *(lost_lines or ["- none: every fact survived every compaction"]),
         "",
+        *_recall_part(report, "## Recall through session_recall\n", bullet="- ", end=[""]),
         "Kinds: " + "; ".join(f"**{k}**: {v}" for k, v in KIND_LABELS.items()) + ".",
     ]
     if plot:

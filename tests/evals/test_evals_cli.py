@@ -111,3 +111,23 @@ def test_bad_input_exits_1(
 def test_a_missing_file_exits_1(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, _, err = run(capsys, "eval", str(tmp_path / "none.json"))
     assert code == 1 and "none.json" in err
+
+
+def test_recall_through_the_tool(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """--recall replays the transcript in a throwaway store: every tool output that left the
+    context comes back byte-exact through session_recall, and references cost a few tokens."""
+    md = tmp_path / "eval.md"
+    argv = ["eval", EXAMPLE, "--summarizer", "fallback", "--context-length", "32000"]
+    code, out, err = run(capsys, *argv, "--recall", "--json", "--report", str(md))
+    assert code == 0, err
+    recall = json.loads(out)["recall"]
+    assert recall["compactions"] == 5 and recall["archived_outputs"] > 20
+    assert recall["recalled_outputs"] + recall["withheld_outputs"] == recall["archived_outputs"]
+    assert recall["lost_outputs"] == 0 and recall["recall_share"] > 0.95
+    assert 0 < recall["ref_tokens_per_stand_in"] < 12
+    assert "## Recall through session_recall" in md.read_text(encoding="utf-8")
+    code, out, _ = run(capsys, *argv, "--json")
+    assert code == 0 and "recall" not in json.loads(out)  # only when asked: it costs a replay
+    code, out, _ = run(capsys, *argv, "--recall")
+    assert "came back byte-exact through session_recall" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["eval.md", "home"]  # nothing left
