@@ -130,10 +130,12 @@ class CompressionSettings:
         minimum=0,
     )
     min_requests_between: int = setting(
-        2,
+        0,
         "At most one automatic compaction per this many requests: a compaction needs at "
         "least this many requests since the previous one (same exceptions as "
-        "`max_per_hour`; 0 or 1: no limit).",
+        "`max_per_hour`; 0 or 1: no limit, the default: a compaction on the very next request "
+        "is mostly real growth, a large tool output, and blocking it sends a request over the "
+        "threshold).",
         minimum=0,
     )
     micro_compact: bool = setting(

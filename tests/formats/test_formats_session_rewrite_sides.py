@@ -11,6 +11,8 @@ import base64
 from pathlib import Path
 from typing import Any
 
+from refs import has_refs, without_refs
+
 import hermes_core as hc
 from hermes_core.compression.assemble import MERGED_KEY, is_summary_message
 from hermes_core.compression.engine import Compressor
@@ -102,7 +104,7 @@ def test_formats_a_responses_head_rewrite_keeps_its_own_turns_item(tmp_path: Pat
     sent, library = session_and_library(tmp_path, "responses", host)
     assert payload_problems({"input": sent}, "responses") == []
     assert [i.get("id") for i in sent[:6]] == ["u_0", "rs_0", "msg_0", "u_1", "rs_16", "msg_16"]
-    assert sent == library
+    assert without_refs(sent) == library and has_refs(sent)  # the library has no store
     # the image-noted head message is turn 1's item (not turn 16's, dropped, which reads the same)
     assert sent[3]["content"][1]["type"] == "input_text"
     # every item, kept or rebuilt, carries its own turn's id, in order: no turn's twice
@@ -116,7 +118,7 @@ def test_formats_an_anthropic_head_rewrite_gets_no_later_turns_breakpoint(tmp_pa
     host = anthropic_history()
     sent, library = session_and_library(tmp_path, "anthropic", host)
     assert payload_problems(sent, "anthropic") == []
-    assert sent == library
+    assert without_refs(sent) == library and has_refs(sent)  # the library has no store
     assert sent[2]["content"][0] == {"type": "text", "text": QUESTION}  # no stray cache_control
     turns = host_turns(sent, host, "anthropic")
     assert all(len(t) <= 1 for t in turns)  # no message made of two turns' blocks
