@@ -61,6 +61,14 @@ def _warn(warnings: list[str], text: str) -> None:
     warnings.append(text)
 
 
+def _shown(value: object) -> str:
+    """A plugin's value for a warning: its repr when it is a plain type, else its type name
+    (a repr of a plugin's own class may raise or run long)."""
+    if type(value) in (int, str, float, type(None)):
+        return repr(value)[:80]
+    return f"of type {type(value).__name__}"
+
+
 def combine(answers: Sequence[Any], size: int, warnings: list[str]) -> dict[int, Mark]:
     """The answers merged into one mark per span index (the mark that keeps more wins);
     entries that make no sense are counted in ``warnings`` and skipped."""
@@ -82,10 +90,13 @@ def combine(answers: Sequence[Any], size: int, warnings: list[str]) -> dict[int,
             _warn(warnings, f"answer {number} could not be read ({type(exc).__name__}); ignored")
             continue
         for index, mark in items:
-            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < size:
-                bad.append(f"index {index!r} is not in 0..{size - 1}")
-            elif mark not in MARKS:
-                bad.append(f"mark {mark!r} of index {index} is not 'keep', 'shorten' or 'drop'")
+            # exact types: a plugin's int or str subclass may compare or print by its own rules
+            if type(index) is not int or not 0 <= index < size:
+                bad.append(f"index {_shown(index)} is not in 0..{size - 1}")
+            elif type(mark) is not str or mark not in MARKS:
+                bad.append(
+                    f"mark {_shown(mark)} of index {index} is not 'keep', 'shorten' or 'drop'"
+                )
             else:
                 old = marks.get(index)
                 marks[index] = mark if old is None or _RANK[mark] > _RANK[old] else old

@@ -267,7 +267,26 @@ class Exploding(Mapping[int, str]):
         return 1
 
 
-@pytest.mark.parametrize("answer", [*GARBAGE, Exploding()], ids=repr)
+class HostileMark(str):
+    """A plugin's mark whose comparison raises (a str subclass, so it looks like one)."""
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("eq boom")
+
+    __hash__ = str.__hash__
+
+
+class HostileIndex(int):
+    def __lt__(self, other: object) -> bool:
+        raise RuntimeError("lt boom")
+
+    __le__ = __ge__ = __gt__ = __lt__
+
+
+HOSTILE = [{0: HostileMark("keep")}, {HostileIndex(0): "keep"}]
+
+
+@pytest.mark.parametrize("answer", [*GARBAGE, Exploding(), *HOSTILE], ids=repr)
 def test_garbage_answers_are_ignored_with_a_warning(answer: Any) -> None:
     plain = Run()(planned=False)
     result = Run(lambda _span: answer)()
