@@ -174,21 +174,18 @@ PROSE = (
 ) * (N // 150)
 
 
-@pytest.fixture(scope="module")
-def prose_seconds() -> float:
-    """How long 64 KiB of ordinary prose takes on this machine, now (best of three)."""
-    return min(_timed(PROSE, "strict") for _ in range(3))
-
-
 @pytest.mark.parametrize("name", sorted(HOSTILE))
-def test_hostile_input_is_fast(name: str, prose_seconds: float) -> None:
+def test_hostile_input_is_fast(name: str) -> None:
     text = HOSTILE[name]
     assert len(text) <= N
-    strict = min(_timed(text, "strict") for _ in range(2))
-    best = min(strict, _timed(text, "context"))
-    assert best < 0.5, f"{name}: {best:.3f}s"
-    # the same run's prose, scaled to this length: a slow machine slows both sides
-    ratio = strict / (prose_seconds * len(text) / len(PROSE))
+    # no bound in seconds (a busy machine missed 0.5 s by 0.09 s): prose timed beside it,
+    # turn about, scaled to this length, is the yardstick, since a slow machine slows both
+    strict: list[float] = []
+    prose: list[float] = []
+    for _ in range(2):
+        strict.append(_timed(text, "strict"))
+        prose.append(_timed(PROSE, "strict"))
+    ratio = min(strict) / (min(prose) * len(text) / len(PROSE))
     assert ratio < 12, f"{name}: {ratio:.1f}x the cost of prose"
 
 
