@@ -14,6 +14,7 @@ number of ancestors of the session that holds it, written only when above 0.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -22,23 +23,27 @@ from hermes_core.errors import InvalidArgument
 
 __all__ = [
     "MAX_REF_CHARS",
-    "MAX_REF_SEQS",
+    "MAX_SPAN_RUNS",
     "ArchiveRefs",
     "Ref",
     "check_refs",
     "format_ref",
+    "format_runs",
     "parse_ref",
     "ranges",
     "ref_tag",
+    "span_runs",
     "tagger",
 ]
 
-#: the longest reference text the tool accepts (a summary of a scattered span stays far below)
+#: the longest reference text the tool accepts (a summary's ref stays far below: MAX_SPAN_RUNS)
 MAX_REF_CHARS: Final = 2_000
-#: the most rows one reference may name; more is a made-up or runaway reference
-MAX_REF_SEQS: Final = 100_000
+#: the most runs a summary's span reference prints, so it stays a few tokens whatever the span
+MAX_SPAN_RUNS: Final = 6
 _MAX_SEQ: Final = 2**53  # JSON-safe, far above any session's rows
-_RANGE: Final = re.compile(r"(\d{1,16})(?:-(\d{1,16}))?")
+# ASCII digits only: ``str.isdigit`` and ``\d`` accept "²" or "①", which ``int`` refuses
+_RANGE: Final = re.compile(r"([0-9]{1,16})(?:-([0-9]{1,16}))?")
+_DEPTH: Final = re.compile(r"[0-9]{1,4}")
 _WRAPPED: Final = re.compile(r"^\s*\[ref\s+([^\]]*)\]\s*$")
 
 
@@ -50,11 +55,29 @@ class Ref:
     spans: tuple[tuple[int, int], ...]
 
     def seqs(self) -> list[int]:
-        """Every seq named, ascending, without repeats."""
+        """Every seq named, ascending, without repeats (a small ref's: a range may be huge)."""
         return sorted({s for low, high in self.spans for s in range(low, high + 1)})
 
+    def runs(self) -> list[tuple[int, int]]:
+        """The spans sorted and merged (overlapping or adjacent ones joined): never expanded."""
+        out: list[tuple[int, int]] = []
+        for low, high in sorted(self.spans):
+            if out and low <= out[-1][1] + 1:
+                out[-1] = (out[-1][0], max(out[-1][1], high))
+            else:
+                out.append((low, high))
+        return out
+
     def text(self) -> str:
-        return format_ref(self.seqs(), self.depth)
+        return format_runs(self.runs(), self.depth)
+
+
+def format_runs(runs: Sequence[tuple[int, int]], depth: int = 0) -> str:
+    """``R`` for sorted, disjoint inclusive ``runs`` (non-empty)."""
+    body = ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+    if not body:
+        raise ValueError("a reference needs at least one seq")
+    return f"{depth}:{body}" if depth > 0 else body
 
 
 def ranges(seqs: Iterable[int]) -> list[tuple[int, int]]:
@@ -70,10 +93,7 @@ def ranges(seqs: Iterable[int]) -> list[tuple[int, int]]:
 
 def format_ref(seqs: Iterable[int], depth: int = 0) -> str:
     """``R`` for ``seqs`` (non-empty): ``"120-181,300"``, or ``"1:7"`` at depth 1."""
-    body = ",".join(str(a) if a == b else f"{a}-{b}" for a, b in ranges(seqs))
-    if not body:
-        raise ValueError("a reference needs at least one seq")
-    return f"{depth}:{body}" if depth > 0 else body
+    return format_runs(ranges(seqs), depth)
 
 
 def ref_tag(seqs: Iterable[int | None], depth: int = 0) -> str:
@@ -93,7 +113,7 @@ def _bad(given: str, why: str) -> InvalidArgument:
 def parse_ref(text: object) -> Ref:
     """The reference in ``text`` (``"42"``, ``"[ref 1:7]"``, ``"120-181,300"``); strict:
     anything else raises :class:`InvalidArgument` saying what is wrong. Bounded: at most
-    :data:`MAX_REF_CHARS` characters and :data:`MAX_REF_SEQS` rows."""
+    :data:`MAX_REF_CHARS` characters (a range may name many rows: it is never expanded)."""
     if not isinstance(text, str):
         raise InvalidArgument(f"ref must be text such as '42' or '1:7', got {type(text).__name__}")
     if len(text) > MAX_REF_CHARS:
@@ -105,11 +125,10 @@ def parse_ref(text: object) -> Ref:
     depth = 0
     if ":" in body:
         head, _, body = body.partition(":")
-        if not head.isdigit() or len(head) > 4:
+        if _DEPTH.fullmatch(head) is None:
             raise _bad(text, "the depth before ':' must be a small whole number")
         depth = int(head)
     spans: list[tuple[int, int]] = []
-    total = 0
     for part in body.split(","):
         found = _RANGE.fullmatch(part.strip())
         if found is None:
@@ -120,9 +139,6 @@ def parse_ref(text: object) -> Ref:
             raise _bad(text, "seqs start at 1")
         if high < low:
             raise _bad(text, f"the range {low}-{high} runs backwards")
-        total += high - low + 1
-        if total > MAX_REF_SEQS:
-            raise _bad(text, f"it names more than {MAX_REF_SEQS:,} rows")
         spans.append((low, high))
     return Ref(depth, tuple(spans))
 
@@ -153,9 +169,43 @@ class ArchiveRefs:
         return ref_tag([seq], self.depth)
 
     def span_tag(self, indices: Iterable[int]) -> str:
-        """`` [ref R]`` naming the rows of every message in ``indices`` that has one."""
+        """`` [ref R]`` naming the rows of every message in ``indices`` that has one, in at
+        most :data:`MAX_SPAN_RUNS` runs. Why not one run per stretch: each earlier pruning
+        gave its stand-ins new rows, so a span's seqs have a gap every few rows and the ref
+        would grow with the span. A gap none of whose seqs is in this view holds archived
+        rows only (the originals of the span's stand-ins, older archives of this
+        conversation), so it is filled; past the cap the smallest remaining gaps are covered
+        too (rows in the view: harmless to recall). Every row of the span stays named."""
         n = len(self.seqs)
-        return ref_tag((self.seqs[i] for i in indices if 0 <= i < n), self.depth)
+        chosen = {i for i in indices if 0 <= i < n}
+        named = {s for i in chosen if (s := self.seqs[i]) is not None}
+        if not named:
+            return ""
+        others = sorted({s for s in self.seqs if s is not None} - named)  # the rest of the view
+        return f" [ref {format_runs(span_runs(ranges(named), others), self.depth)}]"
+
+
+def span_runs(runs: list[tuple[int, int]], others: Sequence[int]) -> list[tuple[int, int]]:
+    """``runs`` (sorted, disjoint) joined across every gap holding no seq of ``others``
+    (sorted), then across the smallest gaps until at most :data:`MAX_SPAN_RUNS` remain."""
+    joined: list[tuple[int, int]] = runs[:1]
+    for low, high in runs[1:]:
+        at = bisect_right(others, joined[-1][1])
+        if at == len(others) or others[at] >= low:  # nothing of the view in the gap
+            joined[-1] = (joined[-1][0], high)
+        else:
+            joined.append((low, high))
+    if len(joined) <= MAX_SPAN_RUNS:
+        return joined
+    gaps = sorted(range(1, len(joined)), key=lambda k: joined[k][0] - joined[k - 1][1])
+    cut = set(gaps[len(joined) - MAX_SPAN_RUNS :])  # the widest gaps stay gaps
+    out = joined[:1]
+    for k in range(1, len(joined)):
+        if k in cut:
+            out.append(joined[k])
+        else:
+            out[-1] = (out[-1][0], joined[k][1])
+    return out
 
 
 def tagger(refs: ArchiveRefs | None) -> Callable[[int], str]:

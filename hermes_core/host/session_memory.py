@@ -12,6 +12,7 @@ and redacts.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ from hermes_core.errors import SessionError
 from hermes_core.memory.calls import MemoryEvent
 from hermes_core.memory.manager import MemoryManager
 from hermes_core.memory.recall import with_recall
+from hermes_core.redact import redact
 from hermes_core.sessions.recall_tool import SESSION_RECALL_SCHEMA, run_session_recall
 from hermes_core.sessions.search_tool import SESSION_SEARCH_SCHEMA, run_session_search
 from hermes_core.sessions.store import SessionStore
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
     from hermes_core.host.hermes import Hermes
 
 __all__ = ["SessionMemory", "last_turn"]
+
+log = logging.getLogger("hermes_context.session")
 
 Message = dict[str, Any]
 #: the tools over the session store, behind the same gate (search_allowed)
@@ -107,6 +111,9 @@ class SessionMemory:
             )
         except SessionError as exc:
             return _error(f"{name} failed: {exc}")
+        except Exception as exc:  # noqa: BLE001 - the model gets an error, the turn goes on
+            log.warning("%s failed: %s: %s", name, type(exc).__name__, redact(str(exc)))
+            return _error(f"{name} failed unexpectedly ({type(exc).__name__}); try again or go on")
 
     # --- recall and sync ---------------------------------------------------------------------
 

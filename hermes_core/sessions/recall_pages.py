@@ -19,7 +19,15 @@ from typing import Any, Final
 from hermes_core.redact import redact
 from hermes_core.types import Finding
 
-__all__ = ["PAGE_CHARS", "Segment", "page_count", "page_items", "screened", "segments"]
+__all__ = [
+    "PAGE_CHARS",
+    "Segment",
+    "page_count",
+    "page_items",
+    "redact_text",
+    "screened",
+    "segments",
+]
 
 #: characters of recalled text per page (about 2,000 tokens)
 PAGE_CHARS: Final = 8_000
@@ -91,9 +99,14 @@ def _encodable(value: str) -> str:
     return value if value.isascii() else value.encode("utf-8", "replace").decode("utf-8")
 
 
+def redact_text(segment: Segment) -> str:
+    """The segment's text redacted, as every answer (and the search) sees it."""
+    return redact(_encodable(segment.text))
+
+
 def screened(segment: Segment, scan: Scanner) -> tuple[Segment, bool]:
     """The segment redacted, or withheld when the threat scanner flags it; and whether it was."""
-    clean = redact(_encodable(segment.text))
+    clean = redact_text(segment)
     findings = list(scan(clean)) if clean else []
     if findings:
         ids = ", ".join(sorted({f.pattern_id for f in findings}))

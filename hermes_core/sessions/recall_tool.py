@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import json
 import math
+from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from hermes_core.compression.references import format_ref, parse_ref
+from hermes_core.compression.references import Ref, format_ref, format_runs, parse_ref
 from hermes_core.errors import InvalidArgument
 from hermes_core.sessions.lineage import ancestry
 from hermes_core.sessions.recall_pages import (
@@ -24,6 +25,7 @@ from hermes_core.sessions.recall_pages import (
     Segment,
     page_count,
     page_items,
+    redact_text,
     screened,
     segments,
 )
@@ -112,7 +114,7 @@ def run_session_recall(
             ref = parse_ref(value)
         except InvalidArgument as exc:
             return _error(str(exc))
-        found, extra = _by_ref(store, chain, ref.depth, ref.seqs())
+        found, extra = _by_ref(store, chain, ref)
         if not found:
             return _error(f"not found: no message of this conversation has ref {ref.text()!r}")
     else:
@@ -125,7 +127,7 @@ def run_session_recall(
         else:
             if len(value) > MAX_QUERY_CHARS:
                 return _error(f"query is longer than {MAX_QUERY_CHARS} characters; use fewer words")
-            found = _by_query(store, chain, value)
+            found = _by_query(store, chain, value, scan)
         if len(found) > MAX_MESSAGES:
             extra["omitted"] = len(found) - MAX_MESSAGES
             found = found[:MAX_MESSAGES]
@@ -138,23 +140,45 @@ def _rows(store: SessionStore, session_id: str) -> list[StoredMessage]:
     return store.messages(session_id, include_archived=True)
 
 
-def _by_ref(
-    store: SessionStore, chain: list[str], depth: int, seqs: list[int]
-) -> tuple[_Found, dict[str, Any]]:
-    """The named rows of the session at ``depth`` in this conversation's chain, the first
-    :data:`MAX_MESSAGES` of them; ``more``/``missing`` say what else was named."""
+def _by_ref(store: SessionStore, chain: list[str], ref: Ref) -> tuple[_Found, dict[str, Any]]:
+    """The named rows of the session at the ref's depth in this conversation's chain, the
+    first :data:`MAX_MESSAGES` of them; ``more``/``missing`` say what else was named. Works
+    on the runs, never on every seq they name: a range may cover many rows."""
+    depth, runs = ref.depth, ref.runs()
     if depth >= len(chain):
         return [], {}
-    rows = {row.seq: row for row in _rows(store, chain[depth])}
-    present = [s for s in seqs if s in rows]
-    missing = [s for s in seqs if s not in rows]
+    starts = [low for low, _ in runs]
+
+    def named(seq: int) -> bool:
+        at = bisect_right(starts, seq) - 1
+        return at >= 0 and seq <= runs[at][1]
+
+    rows = sorted((r for r in _rows(store, chain[depth]) if named(r.seq)), key=lambda r: r.seq)
     extra: dict[str, Any] = {}
-    if len(present) > MAX_MESSAGES:
-        extra["more"] = format_ref(present[MAX_MESSAGES:], depth)
-        present = present[:MAX_MESSAGES]
-    if missing and present:
-        extra["missing"] = format_ref(missing, depth)
-    return [(depth, rows[s]) for s in present], extra
+    missing = _missing(runs, [r.seq for r in rows]) if rows else []
+    if missing:
+        extra["missing"] = format_runs(missing, depth)
+    if len(rows) > MAX_MESSAGES:
+        rest = rows[MAX_MESSAGES].seq  # the same runs from there on: never longer than asked
+        extra["more"] = format_runs([(max(a, rest), b) for a, b in runs if b >= rest], depth)
+        rows = rows[:MAX_MESSAGES]
+    return [(depth, row) for row in rows], extra
+
+
+def _missing(runs: list[tuple[int, int]], present: list[int]) -> list[tuple[int, int]]:
+    """The parts of ``runs`` holding none of ``present`` (sorted, each within a run)."""
+    out: list[tuple[int, int]] = []
+    i = 0
+    for low, high in runs:
+        cursor = low
+        while i < len(present) and present[i] <= high:
+            if present[i] > cursor:
+                out.append((cursor, present[i] - 1))
+            cursor = max(cursor, present[i] + 1)
+            i += 1
+        if cursor <= high:
+            out.append((cursor, high))
+    return out
 
 
 def _calls(message: Mapping[str, Any]) -> list[str]:
@@ -186,12 +210,22 @@ def _by_call(store: SessionStore, chain: list[str], call_id: str) -> _Found:
     return _unique(found)
 
 
-def _searchable(message: Mapping[str, Any]) -> str:
-    return "\n".join(s.text for s in segments(message, "")).casefold()
+def _searchable(message: Mapping[str, Any], scan: Scanner | None) -> str:
+    """The message's text as the model would get it back: redacted, and (given ``scan``)
+    with withheld fields as their notice. Never the raw row: found / not found on raw text
+    would let a model spell out a redacted secret one character at a time."""
+    parts = segments(message, "")
+    texts = [screened(p, scan)[0].text if scan else redact_text(p) for p in parts]
+    return "\n".join(texts).casefold()
 
 
-def _by_query(store: SessionStore, chain: list[str], query: str) -> _Found:
-    """Archived rows (out of the active view) holding every word of ``query``, newest first."""
+def _holds(text: str, terms: list[str]) -> bool:
+    return all(term in text for term in terms)
+
+
+def _by_query(store: SessionStore, chain: list[str], query: str, scan: Scanner) -> _Found:
+    """Archived rows (out of the active view) whose visible text holds every word of
+    ``query``, newest first. The scanner runs only on rows whose redacted text matches."""
     terms = [t.casefold() for t in query.split()][:20]
     found: _Found = []
     for depth, session_id in enumerate(chain):
@@ -199,8 +233,9 @@ def _by_query(store: SessionStore, chain: list[str], query: str) -> _Found:
         for row in _rows(store, session_id):
             if current and row.active:
                 continue  # in the model's context already
-            text = _searchable(row.message)
-            if all(term in text for term in terms):
+            if _holds(_searchable(row.message, None), terms) and _holds(
+                _searchable(row.message, scan), terms
+            ):
                 found.append((depth, row))
     return _unique(found)[::-1]
 

@@ -6,6 +6,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from recall_cases import turn
 
 from hermes_core.compression.engine import Compressor
@@ -13,6 +15,7 @@ from hermes_core.compression.images import IMAGE_NOTE, OVERFLOW_IMAGE_NOTE, stri
 from hermes_core.compression.prune import DUPLICATE_NOTE, TRUNCATED_MARK, prune_tool_results
 from hermes_core.compression.references import (
     MAX_REF_CHARS,
+    MAX_SPAN_RUNS,
     ArchiveRefs,
     Ref,
     format_ref,
@@ -60,7 +63,11 @@ def test_parse(text: str, depth: int, seqs: list[int]) -> None:
         ("0", "seqs start at 1"),
         ("9-3", "runs backwards"),
         ("x:4", "depth"),
-        ("1-999999999", "more than"),
+        ("²:5", "depth"),
+        ("[ref ³:1]", "depth"),
+        ("①:2", "depth"),
+        ("4,²", "neither a seq"),
+        ("٣-٥", "neither a seq"),
         ("1," * MAX_REF_CHARS, "longer than"),
         ("4;DROP TABLE", "neither a seq"),
     ],
@@ -83,7 +90,50 @@ def test_archive_refs_checks_its_values() -> None:
         ArchiveRefs.of([1], depth=-1)
     refs = ArchiveRefs.of([5, None, 9], depth=2)
     assert refs.tag(0) == " [ref 2:5]" and refs.tag(1) == "" and refs.tag(99) == ""
-    assert refs.span_tag(range(3)) == " [ref 2:5,9]"
+    assert refs.span_tag(range(3)) == " [ref 2:5-9]"  # 6-8 are not in the view: archived
+    assert ArchiveRefs.of([5, 7, 9]).span_tag([0, 2]) == " [ref 5,9]"  # 7 is still in the view
+
+
+def test_a_wide_range_parses_without_being_expanded() -> None:
+    ref = parse_ref("1-999999999999,5")
+    assert ref.runs() == [(1, 999_999_999_999)] and ref.text() == "1-999999999999"
+
+
+def test_a_summary_ref_stays_short_whatever_the_span() -> None:
+    """Each earlier pruning gave the span's tool results new rows (10_001+): one run per turn
+    before the gaps of archived originals were filled, past MAX_REF_CHARS at 600 turns."""
+    seqs: list[int | None] = []
+    for n in range(600):
+        seqs += [4 * n + 1, 4 * n + 2, 10_001 + n, 4 * n + 4]
+    seqs += [5_000, 20_001, None]  # the tail, still in the view (5,000 keeps a gap)
+    span = range(len(seqs) - 3)
+    tag = ArchiveRefs.of(seqs).span_tag(span)
+    assert tag == " [ref 1-2400,10001-10600]"
+    assert set(parse_ref(tag.strip()).seqs()) >= {s for s in seqs[:-3] if s is not None}
+    # rows of the view scattered through the span: at most MAX_SPAN_RUNS runs, all named
+    mixed = [s if i % 7 else 50_000 + i for i, s in enumerate(seqs)]
+    inner = [i for i in span if i % 7]
+    tag = ArchiveRefs.of(mixed).span_tag(inner)
+    named = parse_ref(tag.strip())
+    assert len(named.runs()) <= MAX_SPAN_RUNS and len(tag) < 120
+    runs = named.runs()
+    assert all(any(a <= mixed[i] <= b for a, b in runs) for i in inner if mixed[i])
+
+
+@given(
+    st.lists(st.one_of(st.none(), st.integers(1, 10**12)), min_size=1, max_size=300, unique=True),
+    st.data(),
+)
+def test_span_refs_fit_the_tool_and_name_every_row(seqs: list[int | None], data: Any) -> None:
+    span = data.draw(st.sets(st.integers(0, len(seqs) - 1)))
+    tag = ArchiveRefs.of(seqs).span_tag(span)
+    wanted = {seqs[i] for i in span} - {None}
+    if not wanted:
+        assert tag == ""
+        return
+    ref = parse_ref(tag.strip())  # the tool takes it: never too long
+    assert len(ref.runs()) <= MAX_SPAN_RUNS
+    assert all(any(a <= s <= b for a, b in ref.runs()) for s in wanted)
 
 
 def _call(n: int, arguments: str) -> dict[str, Any]:

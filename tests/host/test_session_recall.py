@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from host_support import make_hermes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -105,3 +106,30 @@ def test_an_image_stripped_on_overflow_names_its_row(tmp_path: Path) -> None:
             "here",
             "[image: image/png, 422 characters of inline data, not shown as text]",
         ]
+
+
+def test_no_model_input_raises_out_of_handle_tool_call(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Digits that are not ASCII ("²", "①") passed ``isdigit`` and crashed ``int`` (review of
+    issue 24, finding 3); anything unexpected below becomes an error the model reads, logged
+    without the secret it may carry."""
+    config = {"model": {"context_length": 8_000}}
+    with make_hermes(tmp_path, config) as host, host.session("s1", user_id="u1") as session:
+        session.compact([m for n in range(8) for m in turn(n, 1, 200, False, False)], force=True)
+        for ref in ("²:5", "[ref ³:1]", "①:2", "4-²", "٣"):
+            answer = json.loads(session.handle_tool_call("session_recall", {"ref": ref}))
+            assert answer["success"] is False and "is not a reference" in answer["error"]
+        key = "sk-proj-Q7vX2mP9kL4wR8tY1zN6bC3dF5gH0jK2"
+        store = session.store
+        assert store is not None
+
+        def broken(*_args: Any, **_kwargs: Any) -> Any:
+            raise RuntimeError(f"driver fell over near {key}")
+
+        store.messages = broken  # type: ignore[method-assign]  # a fault, injected
+        with caplog.at_level("WARNING", logger="hermes_context.session"):
+            text = session.handle_tool_call("session_recall", {"query": "anything"})
+        answer = json.loads(text)
+        assert answer["success"] is False and "RuntimeError" in answer["error"]
+        assert key not in text and key not in caplog.text and "RuntimeError" in caplog.text
