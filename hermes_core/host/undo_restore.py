@@ -56,8 +56,8 @@ def rewind(
     previous summary, compaction count), keeping what it learnt since about the model (the
     token ratio, a window an overflow stated), then back off the way it does after "nothing
     to compress", so the next request does not compact the restored transcript again: until
-    it grows by a quarter, or 300 s pass. A forced compaction, and an overflow the provider
-    reports, still compact at once."""
+    it grows by a quarter, or 300 s pass, or it reaches the window's edge (it would not fit).
+    A forced compaction, and an overflow the provider reports, still compact at once."""
     merged = {key: value for key, value in snapshot.items() if key != "idle"}
     for key in ("ratio", "window"):
         if isinstance(current.get(key), Mapping):
@@ -66,7 +66,7 @@ def rewind(
     if isinstance(window, Mapping):
         merged["window"] = {**window, "overflow_due": False}
     compressor.restore_state(merged)
-    compressor.nothing_to_compress(compressor.count(list(sent)))
+    compressor.hold_after_undo(compressor.count(list(sent)))
 
 
 def undo_in_store(

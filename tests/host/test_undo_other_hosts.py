@@ -163,3 +163,28 @@ def test_a_compaction_of_an_abandoned_child_is_not_committed_there(tmp_path: Pat
         assert store.last_seq(child) == rows
         assert [s for s in store.lineage("conv") if s not in ("conv", child)] == []
         assert a.session.session_id == "conv"  # reloaded: the conversation went back
+
+
+def test_after_an_undo_nothing_is_sent_past_the_window_edge(tmp_path: Path) -> None:
+    """After an undo the transcript grows within the no-immediate-redo backoff (less than a
+    quarter) to 95% of an 8K window: that request compacts instead of going out too long."""
+    with make_host(tmp_path, {"model": {"context_length": 8_000}}) as host:
+        driver = Driver(host, "conv")
+        session = driver.session
+        while not session.state.history.records:  # grows until it compacts by itself
+            driver.turn()
+        session.undo_compaction()
+        compressor = session.compressor
+        edge = compressor.window_edge()
+        restored = compressor.count(session.messages)
+        assert restored < edge < restored * 1.25  # the edge comes before the backoff's end
+        for n in range(20):
+            asked = [*session.messages, {"role": "user", "content": f"question {n} {FILLER}"}]
+            sent = session.prepare(asked)
+            if compressor.count(asked) >= edge:
+                break
+            assert len(sent) == len(asked)  # held back below the edge: no immediate redo
+            session.end_turn([*session.messages, {"role": "assistant", "content": f"a{n}"}])
+        assert compressor.count(asked) >= edge
+        assert compressor.count(sent) < edge
+        assert any(is_summary_message(m) for m in sent)
