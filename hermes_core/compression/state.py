@@ -69,7 +69,7 @@ def export_state(compressor: Compressor, *, wall_now: float) -> dict[str, Any]:
             "value": running.correction_ratio,
             "samples": running.samples,
         },
-        "backoff": {"nothing_at": compressor._nothing_at},
+        "backoff": {"nothing_at": compressor._nothing_at, "undo": compressor._undo_hold},
         "window": {
             "model": compressor.model,
             "learned": compressor._learned_window,
@@ -169,7 +169,11 @@ def _ratio(compressor: Compressor, data: Mapping[str, Any], _elapsed: float) -> 
 
 def _backoff(compressor: Compressor, data: Mapping[str, Any], _elapsed: float) -> None:
     nothing_at = data.get("nothing_at")
+    undo = data.get("undo", False)
+    if not isinstance(undo, bool):
+        raise TypeError(f"undo must be true or false, got {undo!r}")
     compressor._nothing_at = None if nothing_at is None else _count(nothing_at, "nothing_at")
+    compressor._undo_hold = undo and compressor._nothing_at is not None
 
 
 def _window(compressor: Compressor, data: Mapping[str, Any], _elapsed: float) -> None:

@@ -73,6 +73,7 @@ class CompressionTrigger:
         self.last_prompt_tokens: int | None = None
         self.running = self._new_running()
         self._nothing_at: int | None = None  # tokens when "nothing to compress" last happened
+        self._undo_hold = False  # that backoff is an undo's "no immediate redo" (hold_after_undo)
         self._sent: tuple[Sequence[Mapping[str, Any]], int] | None = None  # what goes out next
         self._overflow_due = False
         self._idle_due = False
@@ -130,6 +131,20 @@ class CompressionTrigger:
         """Back off (spec 10 §6), until the transcript grows by a quarter."""
         self.guard.record_nothing_to_compress()
         self._nothing_at = max(tokens, 1)
+        self._undo_hold = False
+
+    def hold_after_undo(self, tokens: int) -> None:
+        """An undo restored a transcript of ``tokens`` that was over the trigger: back off as
+        after "nothing to compress" so the next request does not compact it again, but only
+        below the window's edge (:meth:`window_edge`): a prompt past it would be refused as
+        too long, so there automatic compaction runs (docs/undo.md)."""
+        self.nothing_to_compress(tokens)
+        self._undo_hold = True
+
+    def window_edge(self) -> int:
+        """The prompt size at which a request is about to stop fitting the window (less the
+        reply's reservation): no backoff or frequency limit holds automatic compaction there."""
+        return int(self.context_length * WINDOW_EDGE) - self.max_tokens
 
     @property
     def threshold_tokens(self) -> int:
@@ -181,9 +196,12 @@ class CompressionTrigger:
         self._auto_go = False
         if self._overflow_due and enabled:
             return True, None  # the provider refused the request: the guard cannot help it
-        if self._nothing_at is not None and tokens >= self._nothing_at * GROWTH_ENDS_BACKOFF:
-            self.guard.end_backoff()  # grown by a quarter since: that is new work to compress
-            self._nothing_at = None
+        grown = self._nothing_at is not None and tokens >= self._nothing_at * GROWTH_ENDS_BACKOFF
+        if grown or (self._undo_hold and tokens >= self.window_edge()):
+            # grown by a quarter since: that is new work to compress; an undo's hold ends at
+            # the window's edge: the restored transcript would not fit any more
+            self.guard.end_backoff()
+            self._nothing_at, self._undo_hold = None, False
         trigger = self.threshold_tokens
         if self._idle_due:
             trigger = max(1, trigger // 2)
@@ -203,8 +221,7 @@ class CompressionTrigger:
         block = self.rate.block()
         if block is None:
             return True, None
-        edge = int(self.context_length * WINDOW_EDGE) - self.max_tokens
-        if tokens >= edge:
+        if tokens >= self.window_edge():
             return True, None
         if self.rate.warning_due():
             self._emit("compression_blocked", tokens=tokens, **block.as_event())
@@ -311,6 +328,7 @@ class CompressionTrigger:
             return self.observe(source)
         ratio, trigger = self.running.correction_ratio, self.threshold_tokens
         nothing = [] if self._nothing_at is None else [self._nothing_at * GROWTH_ENDS_BACKOFF]
+        nothing += [self.window_edge()] if self._undo_hold else []
         proactive = self.settings.compression.proactive_prune_tokens  # 0: off
         marks = [trigger, max(1, trigger // 2), *nothing, *([proactive] if proactive else [])]
         tokens = costs.clear_of(marks, lambda t: int(ratio * t + 0.5), REPLY_PRIMING)

@@ -16,7 +16,7 @@ from hermes_core.errors import SessionError, StaleSessionError
 from hermes_core.host.alignment import Mark, extends, mark_of
 from hermes_core.host.compaction import CompactionSteps
 from hermes_core.host.events import emit
-from hermes_core.host.resume import open_record
+from hermes_core.host.resume import UNDONE, open_record
 from hermes_core.host.session_review import counted
 from hermes_core.host.session_state import SessionState, check_items
 from hermes_core.host.view import ActiveView, api_content_of
@@ -70,12 +70,20 @@ class AbsorbSteps(CompactionSteps):
     def _reload(self) -> None:
         """Read the session back from the store (another process served it meanwhile)."""
         assert self.store is not None
-        if self.store.get_session(self.session_id, user_id=self.info.user_id) is None:
+        held = self.store.get_session(self.session_id, user_id=self.info.user_id)
+        if held is None:
             raise SessionError(f"session {self.session_id} disappeared from the store")
         # another host may have compacted it into a child (whatever the parent's end reason
-        # says): the conversation goes on in the newest descendant
+        # says): the conversation goes on in the newest descendant; or undone a compaction
+        # (it ended "undone"): the conversation went back, and goes on from there
         record = open_record(self.store, self.session_id, user_id=self.info.user_id, model=None)
-        if record.id != self.session_id:
+        if record.id != self.session_id and held.end_reason == UNDONE:
+            left = self.session_id
+            parent = record.parent_session_id
+            self.info = replace(self.info, session_id=record.id, parent_session_id=parent)
+            self.memory.switch(self.info, left)
+            emit(self._listener, "session_switched", left, {"back_to": record.id})
+        elif record.id != self.session_id:
             left = self.session_id
             parent = record.parent_session_id or left
             self.info = replace(self.info, session_id=record.id, parent_session_id=parent)

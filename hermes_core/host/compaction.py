@@ -269,5 +269,6 @@ class CompactionSteps:
                 tokens_after=result.tokens_after,
                 summarizer=result.summarizer,
                 compressor={k: v for k, v in compressor.items() if k in UNDO_SECTIONS},
+                last=last,
             )
         )

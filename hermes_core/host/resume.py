@@ -3,7 +3,9 @@
 A compaction with ``compression.in_place: false`` ends the session and goes on in a child;
 a host that resumes the id it knows must land in the newest live descendant, not in the
 ended parent (whose rows are the original transcript, kept for search and restore). A child
-that an undo abandoned (ended ``"undone"``) is not followed: the conversation went back.
+that an undo abandoned (ended ``"undone"``) is not followed: the conversation went back, so
+a host that holds (or resumes) such a child goes back with it, to the nearest ancestor the
+undo did not abandon, and on from there to its newest live descendant.
 """
 
 from __future__ import annotations
@@ -25,6 +27,13 @@ def open_record(
     if store is None:
         return SessionRecord(id=session_id, user_id=user_id)
     record = store.open_session(session_id, user_id=user_id, model=model)
+    for _ in range(MAX_CHAIN):
+        if record.end_reason != UNDONE or record.parent_session_id is None:
+            break
+        parent = store.get_session(record.parent_session_id, user_id=record.user_id)
+        if parent is None:
+            break
+        record = parent
     for _ in range(MAX_CHAIN):
         # only a compaction makes children, whatever the parent's end_reason says (a session
         # closed on day 1, resumed and compacted on day 2, still ends "closed")

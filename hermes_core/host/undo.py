@@ -62,9 +62,10 @@ class UndoSteps(CompactionSteps):
                 self.compressor.restore_state(saved)
                 self._reload()
                 raise StaleSessionError(
-                    f"session {left} was written or compacted by another process since this "
-                    "host read it, so nothing was undone; it is reloaded now: check "
-                    "session.messages and call undo_compaction again"
+                    f"session {left} was written, compacted or undone by another process "
+                    "since this host read it, so nothing was undone; it is reloaded now (the "
+                    f"conversation continues in {self.session_id}): check session.messages "
+                    "and call undo_compaction again"
                 ) from None
             except Exception:
                 self.compressor.restore_state(saved)

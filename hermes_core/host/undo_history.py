@@ -153,7 +153,9 @@ class CompactionRecord:
     committed in (``session``) and the one that continued (``into``: the same, or a child),
     the active view's seqs before it (in order, in ``session``), the seqs it inserted (in
     ``into``), tokens before and after, the summariser, the compressor's exported state
-    before it (``None`` once too old to undo) and, when undone, how."""
+    before it (``None`` once too old to undo), ``session``'s newest seq when it was
+    committed (``last``: a child leaves its parent at that seq, which an undo going back
+    checks; ``None`` in records written before it was kept) and, when undone, how."""
 
     n: int
     session: str
@@ -166,6 +168,7 @@ class CompactionRecord:
     summarizer: str | None = None
     compressor: Mapping[str, Any] | None = None
     undone: Undone | None = None
+    last: int | None = None
 
     def before_seqs(self) -> list[int]:
         return list(expand(self.before))
@@ -185,6 +188,7 @@ class CompactionRecord:
             "summarizer": self.summarizer,
             "compressor": None if self.compressor is None else dict(self.compressor),
             "undone": None if self.undone is None else self.undone.to_json(),
+            "last": self.last,
         }
 
     @classmethod
@@ -194,6 +198,7 @@ class CompactionRecord:
         n, sid, into, at = data.get("n"), data.get("sid"), data.get("into"), data.get("at")
         tokens, summarizer = data.get("tokens"), data.get("summarizer")
         compressor, undone = data.get("compressor"), data.get("undone")
+        last = data.get("last")
         if not isinstance(n, int) or not _is_seq(n):
             raise ValueError("bad record number")
         if not isinstance(sid, str) or not isinstance(into, str):
@@ -208,6 +213,8 @@ class CompactionRecord:
             raise ValueError("bad summariser")
         if compressor is not None and not isinstance(compressor, Mapping):
             raise ValueError("bad compressor state")
+        if last is not None and (isinstance(last, bool) or not isinstance(last, int) or last < 0):
+            raise ValueError("bad last seq")
         return cls(
             n=int(n),
             session=sid,
@@ -220,6 +227,7 @@ class CompactionRecord:
             summarizer=summarizer,
             compressor=compressor,
             undone=None if undone is None else Undone.from_json(undone),
+            last=last,
         )
 
 

@@ -110,7 +110,9 @@ def plan_undo(history: History, n: int | None, *, session: str, active: Sequence
             if key not in made:
                 made.add(key)
                 appended.append(key)
-    abandon = [r.into for r in since if r.into != r.session]
+    # a child of a compaction undone already was abandoned by that undo: the store refuses
+    # to abandon a session twice (the second would be an undo that did not see the first)
+    abandon = [r.into for r in since if r.into != r.session and r.undone is None]
     return UndoPlan(
         record=record,
         target=before + appended,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_core.errors import SessionError, StaleSessionError
 from hermes_core.host.session_state import SessionState
-from hermes_core.host.undo_history import History, Undone, to_runs
+from hermes_core.host.undo_history import CompactionRecord, History, Undone, to_runs
 from hermes_core.host.undo_plan import RowKey, UndoPlan, plan_undo
 from hermes_core.host.view import sent_form
 from hermes_core.sessions.store import (
@@ -32,7 +32,7 @@ from hermes_core.sessions.store import (
 if TYPE_CHECKING:
     from hermes_core.compression.engine import Compressor
 
-__all__ = ["Restored", "rewind", "undo_in_store"]
+__all__ = ["Restored", "left_at", "rewind", "undo_in_store"]
 
 
 @dataclass(frozen=True)
@@ -56,8 +56,8 @@ def rewind(
     previous summary, compaction count), keeping what it learnt since about the model (the
     token ratio, a window an overflow stated), then back off the way it does after "nothing
     to compress", so the next request does not compact the restored transcript again: until
-    it grows by a quarter, or 300 s pass. A forced compaction, and an overflow the provider
-    reports, still compact at once."""
+    it grows by a quarter, or 300 s pass, or it reaches the window's edge (it would not fit).
+    A forced compaction, and an overflow the provider reports, still compact at once."""
     merged = {key: value for key, value in snapshot.items() if key != "idle"}
     for key in ("ratio", "window"):
         if isinstance(current.get(key), Mapping):
@@ -66,7 +66,7 @@ def rewind(
     if isinstance(window, Mapping):
         merged["window"] = {**window, "overflow_due": False}
     compressor.restore_state(merged)
-    compressor.nothing_to_compress(compressor.count(list(sent)))
+    compressor.hold_after_undo(compressor.count(list(sent)))
 
 
 def undo_in_store(
@@ -101,7 +101,11 @@ def undo_in_store(
     target = plan.session
     kept = {r.seq for r in rows[target].values() if r.active}
     origins = [seq if sid == target and seq in kept else None for sid, seq in plan.target]
-    target_last = last if target == session_id else store.last_seq(target)
+    known = left_at(state.history.since(plan.record.n))
+    known[session_id] = last
+    # a session the conversation left for a child is as it was then, unless another process
+    # undid a compaction since (and wrote there): the store checks each session it writes
+    target_last = known[target] if target in known else store.last_seq(target)
     fresh = sum(origin is None for origin in origins)
     inserted = range(target_last + 1, target_last + 1 + fresh)
     view = (session_id, [r.seq for r in active])
@@ -117,6 +121,7 @@ def undo_in_store(
         state=new_state.to_record(),
         abandon=plan.abandon,
         after_seq=target_last,
+        abandon_after_seq={sid: known[sid] for sid in plan.abandon if sid in known},
     )
     made = sorted(set(commit.seqs) - kept)
     if made != list(inserted):  # a backend numbered the copies otherwise: record what it did
@@ -127,6 +132,16 @@ def undo_in_store(
     if record is None:
         raise SessionError(f"session {target} disappeared from the store during the undo")
     return Restored(plan=plan, rows=store.messages(target), record=record, state=new_state)
+
+
+def left_at(records: Sequence[CompactionRecord]) -> dict[str, int]:
+    """The newest seq of each session when the conversation last left it for a child, as
+    ``records`` (oldest first) tell it (a record without ``last`` tells nothing)."""
+    out: dict[str, int] = {}
+    for record in records:
+        if record.into != record.session and record.last is not None:
+            out[record.session] = record.last
+    return out
 
 
 def _undone_state(

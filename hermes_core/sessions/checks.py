@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from hermes_core.errors import SessionError, StaleSessionError
 from hermes_core.sessions.store import SessionRecord
 
 __all__ = [
+    "UNDONE",
     "append_arguments",
+    "check_abandoned_fresh",
     "check_counters",
     "check_fresh",
+    "check_not_undone",
     "check_origins",
     "check_parent",
     "child_id",
@@ -77,6 +80,44 @@ def check_not_continued(session_id: str, has_child: bool) -> None:
             f"session {session_id!r} was compacted into a child session by another process; "
             "nothing was changed: reload it (follow its newest child) and try again"
         )
+
+
+#: the end reason of a session an undo abandoned (the conversation went back to an ancestor)
+UNDONE: Final = "undone"
+
+
+def check_not_undone(session_id: str, end_reason: str | None) -> None:
+    """A write to a session an undo abandoned is stale: the writer holds a transcript that is
+    no longer the conversation's (it went back to an earlier session), and what it wrote there
+    would never be resumed."""
+    if end_reason == UNDONE:
+        raise StaleSessionError(
+            f"session {session_id!r} was abandoned by an undo (another process undid a "
+            "compaction, and the conversation went back to an earlier session); nothing was "
+            "changed: reload it (follow the conversation back) and try again"
+        )
+
+
+def check_abandoned_fresh(
+    abandon: Collection[str],
+    reasons: Mapping[str, str | None],
+    newest: Mapping[str, int],
+    expected: Mapping[str, int],
+) -> None:
+    """An undo abandons live sessions only, each as the undoing caller last knew it
+    (``expected``: its newest seq); one that another undo abandoned already, or that took rows
+    since, is :class:`StaleSessionError`. A session in ``expected`` that is not abandoned is a
+    caller's mistake (:class:`SessionError`)."""
+    for sid in expected:
+        if sid not in abandon:
+            raise SessionError(
+                f"restore_view: abandon_after_seq names {sid!r}, which is not in abandon; "
+                "nothing was changed"
+            )
+    for sid in abandon:
+        check_not_undone(sid, reasons.get(sid))
+        if sid in expected:
+            check_fresh(sid, newest.get(sid, 0), expected[sid])
 
 
 def check_counters(deltas: Mapping[str, int]) -> None:

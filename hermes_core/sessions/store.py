@@ -161,7 +161,9 @@ class SessionStore(Protocol):
         same transaction, so a crash cannot leave the rows without the state that knows
         about them (a resumed host would hand them in again). ``after_seq``: the newest seq
         the caller knows; if the session's newest seq differs (another process wrote), raise
-        :class:`~hermes_core.errors.StaleSessionError` and change nothing."""
+        :class:`~hermes_core.errors.StaleSessionError` and change nothing. A session an undo
+        ended ``"undone"`` takes no more rows (nor compactions): stale, with or without
+        ``after_seq`` (the conversation went back to an earlier session)."""
         ...
 
     def set_api_content(self, session_id: str, seq: int, api_content: str | None) -> None:
@@ -250,15 +252,22 @@ class UndoableSessionStore(SessionStore, Protocol):
         state: Mapping[str, Any] | None = None,
         abandon: Sequence[str] = (),
         after_seq: int | None = None,
+        abandon_after_seq: Mapping[str, int] | None = None,
     ) -> CompactionCommit:
         """Undo a compaction, in one transaction: make ``messages`` the active view of
         ``session_id`` as an in-place :meth:`commit_compaction` does (``origins`` alike; a
         new row carries its ``api_contents[i]``, so a restored message keeps the copy that was
         sent), replace its JSON ``state`` (when given), and end each session of ``abandon``
         (sessions that continued ``session_id``: its children, theirs) with
-        ``end_reason="undone"`` whatever reason it had, which opens ``session_id`` again
+        ``end_reason="undone"`` whatever other reason it had, which opens ``session_id`` again
         (``ended_at`` cleared): a child ended ``"undone"`` no longer makes writes to its
-        parent stale, and resuming does not follow it. A live child left out of ``abandon``
-        is :class:`~hermes_core.errors.StaleSessionError`; ``after_seq`` as for
-        :meth:`append_messages`; nothing changes on any error."""
+        parent stale, and resuming does not follow it.
+
+        :class:`~hermes_core.errors.StaleSessionError`, and nothing changes, when the store
+        is not as the undoing caller knew it: ``session_id``'s newest seq is not ``after_seq``
+        (when given), or a session of ``abandon``'s is not its ``abandon_after_seq`` (for
+        those it names); ``session_id`` or a session of ``abandon`` ended ``"undone"`` already
+        (another undo went back past it); a live child of any of them is left out of
+        ``abandon``. Writes to a session ended ``"undone"`` (:meth:`append_messages`,
+        :meth:`commit_compaction`, this) are stale too. Nothing changes on any error."""
         ...

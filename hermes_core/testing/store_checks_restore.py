@@ -111,3 +111,71 @@ class RestoreChecks:
         for sid in ("other", "theirs"):
             found = store.get_session(sid, user_id="u" if sid == "other" else "v")
             assert found is not None and found.end_reason is None, f"{sid} was ended"
+
+    def test_a_session_an_undo_abandoned_takes_no_more_writes(
+        self, store: UndoableSessionStore
+    ) -> None:
+        """A host still holding the child an undo abandoned must be told (stale), not let
+        write turns there that no resume would ever show."""
+        messages = seeded(store)
+        store.commit_compaction(
+            "s", [SUMMARY, messages[5]], [None, 6], in_place=False, child_session_id="s-2"
+        )
+        store.append_messages("s-2", [user("in the child")], after_seq=2)
+        store.restore_view("s", messages, [1, 2, 3, 4, 5, 6], abandon=["s-2"], after_seq=6)
+        before = {sid: snapshot(store, sid) for sid in ("s", "s-2")}
+        writes: list[Callable[[], object]] = [
+            lambda: store.append_messages("s-2", [user("late")], after_seq=3),
+            lambda: store.append_messages("s-2", [user("late")]),
+            lambda: store.commit_compaction("s-2", [SUMMARY], [None], in_place=True, after_seq=3),
+            lambda: store.commit_compaction(
+                "s-2", [SUMMARY], [None], in_place=False, child_session_id="s-3"
+            ),
+            lambda: store.restore_view("s-2", [SUMMARY], [None], after_seq=3),
+            # the same undo again, from a host that did not see the first one
+            lambda: store.restore_view("s", messages, [1, 2, 3, 4, 5, 6], abandon=["s-2"]),
+        ]
+        for n, write in enumerate(writes):
+            with pytest.raises(StaleSessionError):
+                write()
+            now = {sid: snapshot(store, sid) for sid in ("s", "s-2")}
+            assert now == before, f"refused write {n} into an undone session changed rows"
+        assert store.get_session("s-3", user_id="u") is None, "a refused compaction made s-3"
+        child = store.get_session("s-2", user_id="u")
+        assert child is not None and child.end_reason == "undone"
+
+    def test_a_restore_checks_every_session_it_ends(self, store: UndoableSessionStore) -> None:
+        """An undo that did not see the newest rows of a session it abandons, or a child
+        another host made of one, would hide them: stale, and nothing changes."""
+        messages = seeded(store)
+        store.commit_compaction(
+            "s", [SUMMARY, messages[5]], [None, 6], in_place=False, child_session_id="s-2"
+        )
+        store.append_messages("s-2", [user("the undoing host saw this")], after_seq=2)
+        store.append_messages("s-2", [user("another host wrote this")], after_seq=3)
+        before = {sid: snapshot(store, sid) for sid in ("s", "s-2")}
+        restore = store.restore_view
+        with pytest.raises(StaleSessionError):
+            restore(
+                "s", messages, [1, 2, 3, 4, 5, 6], abandon=["s-2"], abandon_after_seq={"s-2": 3}
+            )
+        with pytest.raises(SessionError, match="not in abandon"):
+            restore("s", messages, [1, 2, 3, 4, 5, 6], abandon=["s-2"], abandon_after_seq={"x": 1})
+        store.commit_compaction("s-2", [SUMMARY], [None], in_place=False, child_session_id="s-3")
+        with pytest.raises(StaleSessionError):  # s-2 goes on in s-3, which it would orphan
+            restore(
+                "s", messages, [1, 2, 3, 4, 5, 6], abandon=["s-2"], abandon_after_seq={"s-2": 4}
+            )
+        assert {sid: snapshot(store, sid) for sid in ("s", "s-2")} == before
+        for sid in ("s-2", "s-3"):
+            found = store.get_session(sid, user_id="u")
+            assert found is not None and found.end_reason != "undone", f"{sid} was ended"
+        done = restore(
+            "s",
+            messages,
+            [1, 2, 3, 4, 5, 6],
+            abandon=["s-2", "s-3"],
+            after_seq=6,
+            abandon_after_seq={"s-2": 4, "s-3": 1},
+        )
+        assert done.session_id == "s", "the undo as the store now is must go through"

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from undo_driver import Driver, Recall, make_host, run
 
+import hermes_core as hc
 from hermes_core.testing import registered
 
 OPS = st.lists(
@@ -61,3 +62,32 @@ def test_an_undo_after_an_undo_on_postgres(pg_dsn: str, tmp_path: Any) -> None:
         ops = [("turn", 8), ("compact", 0), ("turn", 2), ("compact", 0), ("turn", 1)]
         run(driver, [*ops, ("undo", 2), ("turn", 2), ("compact", 0), ("turn", 1), ("undo", 1)])
         assert driver.undos == 2
+
+
+def test_two_hosts_one_undoes_the_other_goes_back_on_postgres(pg_dsn: str, tmp_path: Any) -> None:
+    """Host A holds the child; host B undoes the compaction: A's next write is stale in the
+    store, A follows the conversation back to the parent and its turn lands there; A's own
+    out-of-date undo is then refused (docs/undo.md)."""
+    config = {
+        "model": {"context_length": 16_000},
+        "compression": {"in_place": False},
+        "sessions": {"backend": "postgres", "dsn": pg_dsn},
+    }
+    with make_host(tmp_path, config) as host, make_host(tmp_path, config) as other:
+        a = Driver(host, "conv")
+        run(a, [("turn", 8), ("compact", 0)])
+        child = a.session.session_id
+        stale = a.session.state.history  # what A knew before B's undo
+        with other.session("conv", user_id="u") as b:
+            b.undo_compaction()
+        store = host.session_store
+        assert store is not None
+        rows = store.last_seq(child)
+        a.turn()
+        assert store.last_seq(child) == rows  # nothing went into the abandoned child
+        assert a.session.session_id == "conv"
+        assert store.messages("conv")[-1].message == a.log[-1]
+        a.session.state.history = stale
+        with pytest.raises(hc.StaleSessionError):
+            a.session.undo_compaction()
+        assert store.messages("conv")[-1].message == a.log[-1]

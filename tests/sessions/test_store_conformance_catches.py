@@ -93,6 +93,27 @@ class RestoreKeepsChildrenLive(SQLiteSessionStore):
         return super().restore_view(session_id, *args, **kw)
 
 
+class WritesIntoUndoneSessions(SQLiteSessionStore):
+    """Takes rows into a child an undo abandoned: turns no resume would ever show."""
+
+    def append_messages(self, session_id: str, messages: Any, **kw: Any) -> list[int]:
+        self._pool.write(
+            lambda c: c.execute(
+                "UPDATE sessions SET end_reason = 'closed' WHERE id = ? AND end_reason = 'undone'",
+                (session_id,),
+            )
+        )
+        return super().append_messages(session_id, messages, **kw)
+
+
+class RestoreIgnoresAbandonAfterSeq(SQLiteSessionStore):
+    """Abandons a child whatever rows it took since the undo read it."""
+
+    def restore_view(self, session_id: str, *args: Any, **kw: Any) -> CompactionCommit:
+        kw.pop("abandon_after_seq", None)
+        return super().restore_view(session_id, *args, **kw)
+
+
 class LastSeqSkipsArchived(SQLiteSessionStore):
     def last_seq(self, session_id: str) -> int:
         return max((m.seq for m in self.messages(session_id)), default=0)
@@ -246,6 +267,16 @@ CAUGHT = [
         RestoreKeepsChildrenLive,
         "restore_abandons_children_and_opens_the_parent_again",
         "must end the abandoned children first",
+    ),
+    Case(
+        WritesIntoUndoneSessions,
+        "a_session_an_undo_abandoned_takes_no_more_writes",
+        "DID NOT RAISE StaleSessionError",
+    ),
+    Case(
+        RestoreIgnoresAbandonAfterSeq,
+        "a_restore_checks_every_session_it_ends",
+        "DID NOT RAISE StaleSessionError",
     ),
     Case(ListsOldestFirst, "list_sessions_is_newest_first_per_user_with_a_limit", "newest first"),
     Case(

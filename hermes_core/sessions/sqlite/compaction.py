@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from hermes_core.sessions import checks, commit_plan
 from hermes_core.sessions.sqlite import records
@@ -128,22 +128,28 @@ def restore_view(
     api_contents: Sequence[str | None],
     *,
     abandon: Sequence[str],
+    expected: Mapping[str, int],
     now: float,
 ) -> CompactionCommit:
-    """An undo's commit inside the caller's write transaction: ``abandon`` ended as
-    ``"undone"`` (so the session takes writes again, and resume does not follow them; the
-    session itself open again), then ``encoded`` made its active view in place."""
+    """An undo's commit inside the caller's write transaction: ``abandon`` (live sessions,
+    each at the seq ``expected`` names, where it names one) ended as ``"undone"`` (so the
+    session takes writes again, and resume does not follow them; the session itself open
+    again), then ``encoded`` made its active view in place. Any of them, or the session,
+    still continued in a live child is stale."""
     user_id = records.session_user(conn, session_id)
     ids = list(abandon)
-    found = {
-        sid: (parent, user)
-        for sid, parent, user in conn.execute(
-            "SELECT id, parent_session_id, user_id FROM sessions "
-            "WHERE id IN (SELECT value FROM json_each(?))",
-            (json.dumps(ids),),
-        )
-    }
+    found: dict[str, tuple[str | None, str | None]] = {}
+    reasons: dict[str, str | None] = {}
+    newest: dict[str, int] = {}
+    for sid, parent, user, reason, last in conn.execute(
+        "SELECT id, parent_session_id, user_id, end_reason, "
+        "(SELECT coalesce(max(seq), 0) FROM messages WHERE session_id = sessions.id) "
+        "FROM sessions WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(ids),),
+    ):
+        found[sid], reasons[sid], newest[sid] = (parent, user), reason, int(last)
     ids = commit_plan.abandoned(session_id, ids, found, user_id)
+    checks.check_abandoned_fresh(ids, reasons, newest, expected)
     active = _active(conn, session_id)
     kept = commit_plan.kept_origins(session_id, encoded, origins, active)
     if ids:
@@ -155,6 +161,13 @@ def restore_view(
         conn.execute(
             "UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = ?", (session_id,)
         )
+    for sid in (session_id, *ids):  # another process compacted one of them meanwhile
+        live = conn.execute(
+            "SELECT 1 FROM sessions WHERE parent_session_id = ? "
+            "AND coalesce(end_reason, '') != 'undone' LIMIT 1",
+            (sid,),
+        ).fetchone()
+        checks.check_not_continued(sid, live is not None)
     return _in_place(
         conn, session_id, encoded, kept, active, user_id=user_id, api_contents=api_contents, now=now
     )

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hermes_core.sessions import records as neutral
-from hermes_core.sessions.checks import no_such_session
+from hermes_core.sessions.checks import check_not_undone, no_such_session
 from hermes_core.sessions.sqlite.rows import decode_message
 from hermes_core.sessions.store import SessionRecord, StoredMessage
 
@@ -23,6 +23,7 @@ __all__ = [
     "session",
     "session_user",
     "stored_message",
+    "writable_user",
 ]
 
 SESSION_COLUMNS = (
@@ -52,6 +53,19 @@ def session_user(conn: sqlite3.Connection, session_id: str) -> str | None:
     row = conn.execute("SELECT user_id FROM sessions WHERE id = ?", (session_id,)).fetchone()
     if row is None:
         raise no_such_session(session_id)
+    user_id: str | None = row[0]
+    return user_id
+
+
+def writable_user(conn: sqlite3.Connection, session_id: str) -> str | None:
+    """The user of ``session_id``, a session a write may change: :class:`SessionError` when
+    there is no such session, :class:`StaleSessionError` when an undo abandoned it."""
+    row = conn.execute(
+        "SELECT user_id, end_reason FROM sessions WHERE id = ?", (session_id,)
+    ).fetchone()
+    if row is None:
+        raise no_such_session(session_id)
+    check_not_undone(session_id, row[1])
     user_id: str | None = row[0]
     return user_id
 

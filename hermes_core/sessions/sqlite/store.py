@@ -206,7 +206,7 @@ class SQLiteSessionStore:
         apis, tokens = checks.append_arguments(len(encoded), api_contents, token_counts)
 
         def append(conn: sqlite3.Connection) -> list[int]:
-            user_id = records.session_user(conn, session_id)
+            user_id = records.writable_user(conn, session_id)
             (seq,) = conn.execute(
                 "SELECT coalesce(max(seq), 0) FROM messages WHERE session_id = ?", (session_id,)
             ).fetchone()
@@ -258,6 +258,7 @@ class SQLiteSessionStore:
         encoded = [encode_message(m, i) for i, m in enumerate(messages)]
 
         def commit(conn: sqlite3.Connection) -> CompactionCommit:
+            records.writable_user(conn, session_id)
             if after_seq is not None:
                 checks.check_fresh(session_id, _last_seq(conn, session_id), after_seq)
             checks.check_not_continued(session_id, _has_child(conn, session_id))
@@ -283,19 +284,27 @@ class SQLiteSessionStore:
         state: Mapping[str, Any] | None = None,
         abandon: Sequence[str] = (),
         after_seq: int | None = None,
+        abandon_after_seq: Mapping[str, int] | None = None,
     ) -> CompactionCommit:
         encoded = [encode_message(m, i) for i, m in enumerate(messages)]
         apis, _ = checks.append_arguments(len(encoded), api_contents, None)
         state_text = None if state is None else checks.dump_json(dict(state), "state")
-        gone = list(abandon)
+        gone, expected = list(abandon), dict(abandon_after_seq or {})
 
         def restore(conn: sqlite3.Connection) -> CompactionCommit:
+            records.writable_user(conn, session_id)
             if after_seq is not None:
                 checks.check_fresh(session_id, _last_seq(conn, session_id), after_seq)
             done = compaction.restore_view(
-                conn, session_id, encoded, list(origins), apis, abandon=gone, now=self._clock()
+                conn,
+                session_id,
+                encoded,
+                list(origins),
+                apis,
+                abandon=gone,
+                expected=expected,
+                now=self._clock(),
             )
-            checks.check_not_continued(session_id, _has_child(conn, session_id))
             if state_text is not None:
                 conn.execute("UPDATE sessions SET state = ? WHERE id = ?", (state_text, session_id))
             return done

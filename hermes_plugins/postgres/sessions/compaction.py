@@ -18,7 +18,7 @@ backend's, in :mod:`hermes_core.sessions.commit_plan`. The caller holds the sess
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import psycopg
@@ -26,7 +26,13 @@ import psycopg
 from hermes_core.sessions import checks, commit_plan
 from hermes_core.sessions.sqlite.rows import EncodedMessage, owner_token
 from hermes_core.sessions.store import CompactionCommit
-from hermes_plugins.postgres.sessions.rows import message_values, text_in, text_out
+from hermes_plugins.postgres.sessions.rows import (
+    has_child,
+    last_seq,
+    message_values,
+    text_in,
+    text_out,
+)
 from hermes_plugins.postgres.sessions.schema import MESSAGES, SESSIONS
 
 __all__ = ["Row", "commit_compaction", "insert_rows", "restore_view"]
@@ -97,21 +103,31 @@ def restore_view(
     *,
     api_contents: Sequence[str | None],
     abandon: Sequence[str],
+    expected: Mapping[str, int],
     now: float,
 ) -> CompactionCommit:
-    """An undo's commit (the caller holds the session row's lock): ``abandon`` ended as
-    ``"undone"`` (so the session takes writes again, and resume does not follow them; the
-    session itself open again), then ``encoded`` made its active view in place."""
+    """An undo's commit (the caller holds the session row's lock): ``abandon`` (live
+    sessions, each at the seq ``expected`` names, where it names one; their rows locked here,
+    so no write to them lands meanwhile) ended as ``"undone"`` (so the session takes writes
+    again, and resume does not follow them; the session itself open again), then ``encoded``
+    made its active view in place. Any of them, or the session, still continued in a live
+    child is stale."""
     stored_id = text_in(session_id)
     ids = list(abandon)
-    found = {
-        str(text_out(sid)): (text_out(parent), text_out(user))
-        for sid, parent, user in conn.execute(
-            f"SELECT id, parent_session_id, user_id FROM {SESSIONS} WHERE id = ANY(%s::text[])",
-            ([text_in(i) for i in ids],),
-        )
-    }
+    found: dict[str, tuple[str | None, str | None]] = {}
+    reasons: dict[str, str | None] = {}
+    newest: dict[str, int] = {}
+    for key in dict.fromkeys(ids):  # locked in the order given: a chain's, parents first
+        row = conn.execute(
+            f"SELECT parent_session_id, user_id, end_reason FROM {SESSIONS} "
+            "WHERE id = %s FOR UPDATE",
+            (text_in(key),),
+        ).fetchone()
+        if row is not None:
+            found[key], reasons[key] = (text_out(row[0]), text_out(row[1])), text_out(row[2])
+            newest[key] = last_seq(conn, text_in(key))
     ids = commit_plan.abandoned(session_id, ids, found, text_out(session[0]))
+    checks.check_abandoned_fresh(ids, reasons, newest, expected)
     active = _active(conn, stored_id)
     kept = commit_plan.kept_origins(session_id, encoded, origins, active)
     if ids:
@@ -124,6 +140,8 @@ def restore_view(
             f"UPDATE {SESSIONS} SET ended_at = NULL, end_reason = NULL WHERE id = %s",
             (stored_id,),
         )
+    for sid in (session_id, *ids):  # another host compacted one of them meanwhile
+        checks.check_not_continued(sid, has_child(conn, text_in(sid)))
     return _in_place(
         conn,
         session_id,

@@ -30,7 +30,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from hermes_core.sessions import records
-from hermes_core.sessions.checks import dump_json, no_such_session
+from hermes_core.sessions.checks import check_not_undone, dump_json, no_such_session
 from hermes_core.sessions.sqlite.rows import EncodedMessage, decode_message
 from hermes_core.sessions.store import SessionRecord, StoredMessage
 from hermes_plugins.postgres.sessions.schema import MESSAGES, SESSIONS
@@ -50,6 +50,7 @@ __all__ = [
     "stored_message",
     "text_in",
     "text_out",
+    "writable_for_update",
 ]
 
 _SPECIAL = re.compile("[\x00\x01\ud800-\udfff]")
@@ -149,6 +150,21 @@ def session_for_update(
     ).fetchone()
     if row is None:
         raise no_such_session(session_id)
+    return row[0], row[1], row[2]
+
+
+def writable_for_update(
+    conn: psycopg.Connection[Any], stored_id: str | None, session_id: str
+) -> tuple[str | None, str | None, str | None]:
+    """:func:`session_for_update` for a write that changes the session's rows:
+    :class:`StaleSessionError` when an undo abandoned it (checked under the lock)."""
+    row = conn.execute(
+        f"SELECT user_id, model, title, end_reason FROM {SESSIONS} WHERE id = %s FOR UPDATE",
+        (stored_id,),
+    ).fetchone()
+    if row is None:
+        raise no_such_session(session_id)
+    check_not_undone(session_id, text_out(row[3]))
     return row[0], row[1], row[2]
 
 

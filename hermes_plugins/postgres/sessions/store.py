@@ -227,7 +227,7 @@ class PostgresSessionStore:
         stored = text_in(session_id)
 
         def append(conn: Conn) -> list[int]:
-            user_id, _, _ = rows.session_for_update(conn, stored, session_id)
+            user_id, _, _ = rows.writable_for_update(conn, stored, session_id)
             seq = rows.last_seq(conn, stored)
             checks.check_fresh(session_id, seq, after_seq)
             checks.check_not_continued(session_id, rows.has_child(conn, stored))
@@ -283,7 +283,7 @@ class PostgresSessionStore:
         stored = text_in(session_id)
 
         def commit(conn: Conn) -> CompactionCommit:
-            session = rows.session_for_update(conn, stored, session_id)
+            session = rows.writable_for_update(conn, stored, session_id)
             if after_seq is not None:
                 checks.check_fresh(session_id, rows.last_seq(conn, stored), after_seq)
             checks.check_not_continued(session_id, rows.has_child(conn, stored))
@@ -310,15 +310,16 @@ class PostgresSessionStore:
         state: Mapping[str, Any] | None = None,
         abandon: Sequence[str] = (),
         after_seq: int | None = None,
+        abandon_after_seq: Mapping[str, int] | None = None,
     ) -> CompactionCommit:
         encoded = [encode_message(m, i) for i, m in enumerate(messages)]
         apis, _ = checks.append_arguments(len(encoded), api_contents, None)
         state_text = None if state is None else rows.state_text(state)
         stored = text_in(session_id)
-        gone = list(abandon)
+        gone, expected = list(abandon), dict(abandon_after_seq or {})
 
         def restore(conn: Conn) -> CompactionCommit:
-            session = rows.session_for_update(conn, stored, session_id)
+            session = rows.writable_for_update(conn, stored, session_id)
             if after_seq is not None:
                 checks.check_fresh(session_id, rows.last_seq(conn, stored), after_seq)
             done = compaction.restore_view(
@@ -329,9 +330,9 @@ class PostgresSessionStore:
                 list(origins),
                 api_contents=apis,
                 abandon=gone,
+                expected=expected,
                 now=self._now(conn),
             )
-            checks.check_not_continued(session_id, rows.has_child(conn, stored))
             if state_text is not None:
                 conn.execute(
                     f"UPDATE {SESSIONS} SET state = %s WHERE id = %s", (state_text, stored)
