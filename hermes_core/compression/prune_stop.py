@@ -144,7 +144,7 @@ class PruneStop(CompressionTrigger):
         stats["ledger"] = self._ledger.as_dict()
         return self._ledger.chars
 
-    def _ledger_chars(self) -> int:
+    def ledger_chars(self) -> int:
         """The anchor ledger's render bound of the last compaction planned, else (none yet)
         what a tail of the whole tail budget would leave."""
         if self._ledger is None:

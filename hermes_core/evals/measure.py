@@ -164,7 +164,7 @@ def _compaction(
     count = compressor.counter.count_text
     planned = result.stats.get("ledger")
     if not isinstance(planned, Mapping):  # no summary was made: the last bound planned
-        planned = {"section_chars": ledger_bound(compressor._ledger_chars())}
+        planned = {"section_chars": ledger_bound(compressor.ledger_chars())}
     return Compaction(
         round=round_no,
         status=result.status,

@@ -119,7 +119,7 @@ def test_the_engine_plans_the_budget_per_window_and_renders_within_it(summarizer
         compressor, result = _compress(session(1000), window, summarizer)
         plan = result.stats["ledger"]
         assert plan["threshold_tokens"] == compressor.threshold_tokens
-        assert plan["chars"] == compressor._ledger_chars()
+        assert plan["chars"] == compressor.ledger_chars()
         ledger = result.summary[result.summary.index(ANCHOR_HEADER) :]
         assert len(ledger) <= plan["section_chars"] == ledger_bound(plan["chars"])
         tokens = get_counter(None, "estimate").count_text(ledger)
