@@ -35,6 +35,12 @@ try:  # the loop wrapper's "the compacted list keeps a real user turn" repair
     from agent.conversation_compression import _ensure_compressed_has_user_turn as _keep_user
 except ImportError:  # pragma: no cover - both pinned versions have it
     _keep_user = None
+try:  # 0.22: the just-delivered reply stays live across a compaction
+    from agent.conversation_compression_reply_anchor import (
+        _ensure_compressed_keeps_last_assistant_reply as _keep_reply,
+    )
+except ImportError:  # 0.19 has no such guard
+    _keep_reply = None
 
 Message = dict[str, Any]
 MAX_ATTEMPTS = 3
@@ -191,20 +197,31 @@ class Loop:
             last = pressure
 
     def _compress(self, approx: int) -> bool:
-        """The loop's compress wrapper: no-op detection, then the post-compaction bookkeeping."""
+        """The loop's compress wrapper: an aborted or no-op candidate changes nothing; else the
+        0.22 reply guard, the user-turn repair, then the post-compaction bookkeeping."""
         c, before = self.c, self.messages
         new = c.compress(before, current_tokens=approx)
-        if not new or new == before:
+        if getattr(c, "_last_compress_aborted", False) and self.v22:
             return False
+        if not new or new == before:
+            if self.v22 and callable(noted := getattr(c, "_record_structural_no_op", None)):
+                noted("compaction returned the transcript unchanged (no_progress)")
+            return False
+        progress = bool(getattr(c, "_last_compression_made_progress", False))
+        fallback = bool(getattr(c, "_last_summary_fallback_used", False))
+        skipped = bool(getattr(c, "_last_feasibility_skip", False))
+        if self.v22 and _keep_reply is not None:
+            _keep_reply(before, new, session_id="")
         if _keep_user is not None:
             _keep_user(before, new)
         self.messages, self.anchor, self.compactions = new, None, self.compactions + 1
         c.last_compression_rough_tokens = self._request_rough()
         c.last_prompt_tokens, c.last_completion_tokens = -1, 0
         c.awaiting_real_usage_after_compression = True
-        fallback = bool(getattr(c, "_last_summary_fallback_used", False))
         self.summary_fallbacks += fallback
-        c.record_completed_compaction(used_fallback=fallback)
+        if progress:
+            extra = {"feasibility_skip": skipped} if self.v22 else {}
+            c.record_completed_compaction(used_fallback=fallback, **extra)
         return True
 
 
