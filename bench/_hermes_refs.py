@@ -84,7 +84,14 @@ class HermesAgent:
     request's billed prompt and the messages appended since."""
 
     def __init__(
-        self, name: str, transcript: list[Message], path: Path, window: int, base_url: str
+        self,
+        name: str,
+        transcript: list[Message],
+        path: Path,
+        window: int,
+        base_url: str,
+        *,
+        seconds_per_request: float = 30.0,
     ) -> None:
         version = name.rsplit("-", 1)[1]
         python = _python(ensure_venv(name))
@@ -97,6 +104,7 @@ class HermesAgent:
         self.fallbacks = 0
         self._log = VENVS / f"{name}.stderr.log"
         command = [str(python), str(DRIVER), version, str(path), str(window), base_url]
+        command.append(str(seconds_per_request))
         self._proc = subprocess.Popen(
             command,
             stdin=subprocess.PIPE,

@@ -2,11 +2,15 @@
 
 Runs under a reference's private venv (bench/_hermes_refs.py makes it): stdlib plus the
 installed ``agent`` package only. Usage: ``python hermes_ref_driver.py VERSION TRANSCRIPT WINDOW
-STUB_URL`` with VERSION ``0.19`` or ``0.22``. Line-delimited JSON on stdin/stdout, one request a
-line: ``{"op": "prepare", "usage": N|null, "append": [i, ...]}`` (the last request's billed prompt,
-then the transcript messages the host appended since) answers ``{"sent": [...], "compactions": n}``;
-``{"op": "close"}`` ends it. In ``sent``, an int is a transcript index (the message unchanged),
-``[k, message]`` a message the compressor made, first seen, and ``[k]`` that message again.
+STUB_URL [SECONDS_PER_REQUEST]`` with VERSION ``0.19`` or ``0.22``. The compressor's clock is
+simulated (30 s a request by default, as ours' in session_cost.py), so 0.22's 300 s anti-thrash
+probe and no-op backoff see the hours a real session takes, not the seconds a replay takes.
+
+Line-delimited JSON on stdin/stdout, one request a line: ``{"op": "prepare", "usage": N|null,
+"append": [i, ...]}`` (the last request's billed prompt, then the transcript messages the host
+appended since) answers ``{"sent": [...], "compactions": n}``; ``{"op": "close"}`` ends it. In
+``sent``, an int is a transcript index (the message unchanged), ``[k, message]`` a message the
+compressor made, first seen, and ``[k]`` that message again.
 
 The loop rules are each version's, read from its ``agent/turn_context*.py``,
 ``agent/conversation_loop.py``, ``agent/turn_preflight*.py`` and
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 import urllib.request
 from types import SimpleNamespace
 from typing import Any
@@ -70,6 +75,33 @@ def patch_summariser(url: str) -> None:
         return SimpleNamespace(choices=[choice], usage=usage, model="stub", id="stub")
 
     cc.call_llm = call_llm  # type: ignore[attr-defined]
+
+
+class Clock:
+    """The ``time`` module as the compressor sees it: wall and monotonic time advance only when
+    the replay says a request went by; everything else is the real module."""
+
+    def __init__(self) -> None:
+        self._wall, self._mono, self.elapsed = time.time(), time.monotonic(), 0.0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+    def time(self) -> float:
+        return self._wall + self.elapsed
+
+    def monotonic(self) -> float:
+        return self._mono + self.elapsed
+
+
+def patch_clock() -> Clock:
+    """Point the compressor modules' ``time`` at a simulated clock."""
+    clock = Clock()
+    for name in ("agent.context_compressor", "agent.context_compressor_prellm"):
+        module = sys.modules.get(name)
+        if module is not None and getattr(module, "time", None) is time:
+            module.time = clock  # type: ignore[attr-defined]
+    return clock
 
 
 class Loop:
@@ -262,9 +294,11 @@ class Encoder:
 
 def main() -> int:
     version, path, window, url = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    step = float(sys.argv[5]) if len(sys.argv) > 5 else 30.0
     with open(path, encoding="utf-8") as f:
         transcript = json.load(f)
     patch_summariser(url)
+    clock = patch_clock()
     loop, encoder = Loop(version, transcript, window), Encoder(transcript)
     out = sys.stdout
     out.write(json.dumps({"ready": True, "threshold": loop.c.threshold_tokens}) + "\n")
@@ -277,6 +311,7 @@ def main() -> int:
             loop.usage(int(command["usage"]))
         for index in command.get("append", ()):
             loop.append(encoder.appended(index))
+        clock.elapsed += step
         sent = encoder.encode(loop.prepare())
         reply = {"sent": sent, "compactions": loop.compactions, "fallbacks": loop.summary_fallbacks}
         out.write(json.dumps(reply, ensure_ascii=False) + "\n")

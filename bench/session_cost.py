@@ -414,7 +414,9 @@ def make_policy(
     if name == "ours":
         return Ours(transcript[0], window, stub, compression, review=review)
     if name.startswith("hermes-"):
-        return HermesAgent(name, transcript, path, window, stub.base_url)
+        return HermesAgent(
+            name, transcript, path, window, stub.base_url, seconds_per_request=SECONDS_PER_REQUEST
+        )
     policy: Any
     if name == "model-0.19":
         policy = Reference(transcript[0], window, stub, meter)
