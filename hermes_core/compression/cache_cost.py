@@ -28,11 +28,13 @@ from hermes_core.compression.serialize import MAX_SUMMARY_INPUT_CHARS
 
 __all__ = [
     "CACHED_PRICE",
+    "MIN_CUT",
     "OUTPUT_PRICE",
     "Kept",
     "Option",
     "choose",
     "cost_per_headroom",
+    "cycle_end",
     "prune_pays",
 ]
 
@@ -41,6 +43,9 @@ __all__ = [
 CACHED_PRICE: Final = 0.1
 #: Price of a summariser output token against an input token.
 OUTPUT_PRICE: Final = 4.0
+#: An early compaction (the cost schedule) needs a prompt at least this many times what a
+#: compaction leaves: a cut worth making.
+MIN_CUT: Final = 2.0
 #: The summariser prompt's input cap in tokens (its 160,000 characters at about 4 a token).
 SUMMARISER_INPUT_TOKENS: Final = MAX_SUMMARY_INPUT_CHARS // 4
 
@@ -69,6 +74,16 @@ def cost_per_headroom(
     return once / headroom + cycle
 
 
+def cycle_end(after: int, once: float, growth: float, threshold: int, rate: float) -> int:
+    """Where the cost schedule (compression/schedule.py) would compact next after landing at
+    ``after`` with a one-off cost of ``once``: ``after + sqrt(2 x once x growth / rate)``, not
+    before ``MIN_CUT x after`` and never past the threshold."""
+    if rate <= 0:
+        return threshold
+    best = after + math.sqrt(2.0 * max(0.0, once) * max(growth, 1.0) / rate)
+    return int(min(threshold, max(MIN_CUT * after, best)))
+
+
 def prune_pays(
     pruned: Option, summary: Option, threshold: int, growth: float, rate: float = CACHED_PRICE
 ) -> bool:
@@ -91,19 +106,32 @@ class Kept:
 
 
 def choose(
-    kept: Kept, threshold: int, llm: bool, rate: float = CACHED_PRICE
+    kept: Kept, threshold: int, llm: bool, rate: float = CACHED_PRICE, *, early: bool = False
 ) -> dict[str, float | bool]:
     """Both options costed and the verdict, for ``stats["cache_cost"]``: ``prune`` is True
     when stopping after pruning bills no more per token of headroom. ``llm``: a summariser
     would be paid (its input: the pruned middle, as far as the prompt cap lets it, and
-    OUTPUT_PRICE x the summary); the offline fallback costs nothing."""
+    OUTPUT_PRICE x the summary); the offline fallback costs nothing. ``early``: the cost
+    schedule decides when the next compaction comes, so each option's cycle ends where the
+    schedule would end it (:func:`cycle_end`), not at the threshold: a pruning that lands
+    high then buys a short cycle, and pruning after pruning no longer piles up."""
     growth = kept.tail / max(1, kept.tail_requests)
     middle = max(0, kept.pruned - kept.head - kept.tail)
-    paid = min(middle, SUMMARISER_INPUT_TOKENS) + OUTPUT_PRICE * kept.summary
+    # the summariser reads each message once whenever it summarises it: pruning now only
+    # defers that input, so under the cost schedule a summary's own cost is its output
+    read = 0 if early else min(middle, SUMMARISER_INPUT_TOKENS)
+    paid = read + OUTPUT_PRICE * kept.summary
     pruned = Option(kept.pruned, kept.pruned_prefix)
     summary = Option(kept.head + kept.summary + kept.tail, kept.head, paid if llm else 0.0)
-    prune_cost = cost_per_headroom(pruned, threshold, growth, rate)
-    summary_cost = cost_per_headroom(summary, threshold, growth, rate)
+
+    def end(option: Option) -> int:
+        if not early:
+            return threshold
+        once = (1.0 - rate) * max(0, option.after - option.kept_prefix) + option.summariser
+        return cycle_end(option.after, once, growth, threshold, rate)
+
+    prune_cost = cost_per_headroom(pruned, end(pruned), growth, rate)
+    summary_cost = cost_per_headroom(summary, end(summary), growth, rate)
     return {
         "prune": prune_cost <= summary_cost,
         "prune_cost": round(prune_cost, 4),

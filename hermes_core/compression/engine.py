@@ -178,7 +178,7 @@ class Compressor(PruneStop):
         # the same figure the host's trigger saw: anchored on real usage, ratio-corrected
         trigger = 0 if force else self._trigger(source, costs)
         go, reason = (True, None) if force else self.should_compress(trigger)
-        self._overflow_due = self._idle_due = False  # used up by this decision
+        self._overflow_due = self._idle_due = self._cache_cold = False  # used up by it
         before = primed(costs.span().point, source)
         if not go:
             proactive = None
@@ -239,8 +239,8 @@ class Compressor(PruneStop):
         groups = turn_groups(source)
         decayed = self.compactions > 0 or any(is_summary_message(m) for m in source)
         ratio = self.running.correction_ratio  # real tokens per estimated token, learned
-        real_budget = policy.tail_budget(
-            self.threshold_tokens, self.context_length, comp.target_ratio
+        real_budget = policy.configured_tail_budget(
+            comp, self.threshold_tokens, self.context_length
         )
         real_budget >>= shrink  # retries (compression.max_attempts) halve the tail budget
         budget = int(real_budget / ratio)  # the walk adds our own per-message costs

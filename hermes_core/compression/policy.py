@@ -58,6 +58,10 @@ MAX_TRIGGER_PERCENT: Final = 0.85
 TARGET_RATIO_MIN: Final = 0.10
 TARGET_RATIO_MAX: Final = 0.80
 TAIL_WINDOW_SHARE: Final = 0.20
+#: The lean tail (compression.tail_max_tokens unset): 2.5% of the window, 10K to 25K tokens.
+LEAN_TAIL_SHARE: Final = 0.025
+LEAN_TAIL_MIN_TOKENS: Final = 10_000
+LEAN_TAIL_MAX_TOKENS: Final = 25_000
 SUMMARY_SHARE: Final = 0.05
 SUMMARY_MAX_TOKENS: Final = 10_000
 SUMMARY_MIN_TOKENS: Final = 1_000
@@ -167,10 +171,32 @@ def from_settings(
 # --------------------------------------------------------------------------- budgets (§4)
 
 
-def tail_budget(threshold_tokens: int, context_length: int, target_ratio: float) -> int:
-    """Tokens the verbatim tail may use; capped at 20% of the window so the middle can shrink."""
+def tail_budget(
+    threshold_tokens: int, context_length: int, target_ratio: float, cap: int | None = None
+) -> int:
+    """Tokens the verbatim tail may use; capped at 20% of the window so the middle can shrink,
+    and at ``cap`` tokens when given (:func:`lean_tail_cap`)."""
     ratio = min(max(target_ratio, TARGET_RATIO_MIN), TARGET_RATIO_MAX)
-    return max(0, min(int(threshold_tokens * ratio), int(TAIL_WINDOW_SHARE * context_length)))
+    budget = min(int(threshold_tokens * ratio), int(TAIL_WINDOW_SHARE * context_length))
+    return max(0, budget if cap is None else min(budget, cap))
+
+
+def lean_tail_cap(context_length: int) -> int:
+    """The lean tail's size when ``compression.tail_max_tokens`` is unset: 2.5% of the
+    window, 10,000 to 25,000 tokens (what leaves the tail stays recallable: docs/recall.md)."""
+    share = int(context_length * LEAN_TAIL_SHARE)
+    return max(LEAN_TAIL_MIN_TOKENS, min(LEAN_TAIL_MAX_TOKENS, share))
+
+
+def configured_tail_budget(
+    compression: CompressionSettings, threshold_tokens: int, context_length: int
+) -> int:
+    """:func:`tail_budget` from the settings: ``target_ratio`` of the threshold, at most
+    ``tail_max_tokens`` (unset: :func:`lean_tail_cap`; 0: no cap)."""
+    cap = compression.tail_max_tokens
+    if cap is None:
+        cap = lean_tail_cap(context_length)
+    return tail_budget(threshold_tokens, context_length, compression.target_ratio, cap or None)
 
 
 def summary_budget(context_length: int) -> int:

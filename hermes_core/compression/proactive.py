@@ -37,7 +37,7 @@ def proactive_step(
         return None
     ratio = min(max(settings.target_ratio, policy.TARGET_RATIO_MIN), policy.TARGET_RATIO_MAX)
     budget = min(
-        policy.tail_budget(threshold_tokens, context_length, settings.target_ratio),
+        policy.configured_tail_budget(settings, threshold_tokens, context_length),
         int(tokens * ratio),
     )
     tail = tail_start(

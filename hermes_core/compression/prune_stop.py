@@ -55,7 +55,12 @@ class PruneStop(CompressionTrigger):
             return None
         first = min(pruned.replaced, default=len(working))
         kept = self._kept(costs, source, working, window, first)
-        stats["cache_cost"] = cache_cost.choose(kept, self.threshold_tokens, use_llm)
+        comp = self.settings.compression
+        early = comp.schedule == "cost"
+        verdict = cache_cost.choose(
+            kept, self.threshold_tokens, use_llm, comp.cached_price, early=early
+        )
+        stats["cache_cost"] = verdict
         return bool(stats["cache_cost"]["prune"])
 
     def _pruned(
@@ -149,7 +154,7 @@ class PruneStop(CompressionTrigger):
         what a tail of the whole tail budget would leave."""
         if self._ledger is None:
             comp = self.settings.compression
-            tail = policy.tail_budget(self.threshold_tokens, self.context_length, comp.target_ratio)
+            tail = policy.configured_tail_budget(comp, self.threshold_tokens, self.context_length)
             kept = tail + policy.summary_budget(self.context_length)
             return ledger_budget(self.threshold_tokens, kept).chars
         return self._ledger.chars

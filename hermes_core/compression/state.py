@@ -76,6 +76,7 @@ def export_state(compressor: Compressor, *, wall_now: float) -> dict[str, Any]:
             "overflow_due": compressor._overflow_due,
         },
         "idle": {"idle_for_s": None if active is None else compressor._clock() - active},
+        "schedule": compressor.carry.to_dict(),
     }
 
 
@@ -192,12 +193,17 @@ def _idle(compressor: Compressor, data: Mapping[str, Any], elapsed: float) -> No
         compressor._active_at -= elapsed
 
 
+def _schedule(compressor: Compressor, data: Mapping[str, Any], _elapsed: float) -> None:
+    compressor.carry.restore(data)
+
+
 _SECTIONS: Final = (
     ("guard", _guard),
     ("rate", _rate),
     ("summary", _summary),
     ("ratio", _ratio),
     ("backoff", _backoff),
+    ("schedule", _schedule),
     ("window", _window),
     ("idle", _idle),
 )

@@ -17,6 +17,7 @@ from hermes_core.compression.arguments import check_messages, check_usage
 from hermes_core.compression.overflow import MIN_PLAUSIBLE_WINDOW, stated_window
 from hermes_core.compression.rate import CompactionRate
 from hermes_core.compression.result import CompressionEvent, CompressionResult, EventSink
+from hermes_core.compression.schedule import MIN_CUT, CarryCost, one_off_cost
 from hermes_core.config.settings import Settings
 from hermes_core.errors import ConfigError
 from hermes_core.tokens import REPLY_PRIMING, RunningTokenCount, get_counter, message_tokens
@@ -77,7 +78,20 @@ class CompressionTrigger:
         self._sent: tuple[Sequence[Mapping[str, Any]], int] | None = None  # what goes out next
         self._overflow_due = False
         self._idle_due = False
+        self._cache_cold = False  # a gap longer than compression.cache_ttl: the cache expired
         self._active_at: float | None = None  # clock of the last observe/compress
+        self.carry = self._first_carry()  # the cost schedule's account (compression/schedule.py)
+
+    def _first_carry(self) -> CarryCost:
+        """The cost schedule's account before the first compaction: what one would leave is
+        estimated as the tail budget and the summary budget; its summariser as half the
+        summary budget."""
+        comp = self.settings.compression
+        window = self.context_length
+        summary = policy.summary_budget(window)
+        after = policy.configured_tail_budget(comp, self.threshold_tokens, window) + summary
+        miss, summariser = one_off_cost(after, 0, summary // 2, comp.cached_price)
+        return CarryCost(comp.cached_price, after, miss, summariser, summary_after=after)
 
     def _new_running(self, ratio: float = 1.0, samples: int = 0) -> RunningTokenCount:
         image = self.settings.compression.image_tokens
@@ -170,6 +184,7 @@ class CompressionTrigger:
         self._touch(len(messages))
         self._sent = (messages, len(messages))
         self.last_prompt_tokens = self.running.observe(messages)
+        self.carry.note_list(len(messages), self.last_prompt_tokens)
         return self.last_prompt_tokens
 
     def _touch(self, length: int | None = None) -> None:
@@ -177,9 +192,12 @@ class CompressionTrigger:
         longer than ``idle_compact_after_seconds`` arms the idle trigger (spec 10 §8): the
         provider's prompt cache has expired by then, so a compaction now costs no extra
         cache miss."""
-        now, idle = self._clock(), self.settings.compression.idle_compact_after_seconds
-        if idle > 0 and self._active_at is not None and now - self._active_at > idle:
-            self._idle_due = True
+        comp, now = self.settings.compression, self._clock()
+        gap = None if self._active_at is None else now - self._active_at
+        if gap is not None and comp.idle_compact_after_seconds > 0:
+            self._idle_due = self._idle_due or gap > comp.idle_compact_after_seconds
+        if gap is not None and comp.cache_ttl > 0:
+            self._cache_cold = self._cache_cold or gap > comp.cache_ttl
         self._active_at = now
         self._auto_go = False
         if length is not None:
@@ -205,6 +223,9 @@ class CompressionTrigger:
         trigger = self.threshold_tokens
         if self._idle_due:
             trigger = max(1, trigger // 2)
+        early = self.settings.compression.schedule == "cost" and tokens < trigger
+        if early and self.carry.due(tokens, cache_cold=self._idle_due or self._cache_cold):
+            trigger = tokens  # carrying on bills more than compacting now
         go, reason = self.guard.should_compress(tokens, trigger, enabled=enabled)
         if go:
             go, reason = self._within_rate(tokens)
@@ -216,12 +237,13 @@ class CompressionTrigger:
         return go, reason
 
     def _within_rate(self, tokens: int) -> tuple[bool, str | None]:
-        """The frequency limits (compression/rate.py), unless the prompt is about to outgrow
-        the window: that compaction is overflow prevention, never held back."""
+        """The frequency limits (compression/rate.py) hold compactions before the threshold
+        (the cost schedule's, an idle gap's) only: a prompt at or over the threshold always
+        compacts, so no request goes out over it."""
         block = self.rate.block()
         if block is None:
             return True, None
-        if tokens >= self.window_edge():
+        if tokens >= min(self.threshold_tokens, self.window_edge()):
             return True, None
         if self.rate.warning_due():
             self._emit("compression_blocked", tokens=tokens, **block.as_event())
@@ -233,11 +255,25 @@ class CompressionTrigger:
         changed = result.status in ("compressed", "pruned")
         self._sent = (result.messages, len(result.messages)) if changed else (source, len(source))
         if changed:
+            self._new_cycle(result)
             self.running.reset()  # the list was rewritten, not appended to: recount it next time
             if self._auto_go:
                 self.rate.record(len(result.messages))
         self._auto_go = False
         return changed
+
+    def _new_cycle(self, result: CompressionResult) -> None:
+        """Start the cost schedule's next cycle from what this compaction left and cost."""
+        ratio = self.running.correction_ratio
+        after = int(result.tokens_after * ratio)
+        first = result.messages[0] if result.messages else None
+        cached = self._cost(first) if first and first.get("role") in ("system", "developer") else 0
+        usage = result.stats.get("summarizer_usage") or {}
+        output = usage.get("completion_tokens") or 0
+        rate = self.settings.compression.cached_price
+        cost = one_off_cost(after, int(cached * ratio), output, rate)
+        summary = result.status == "compressed"
+        self.carry.compacted(after, cost, len(result.messages), summary=summary)
 
     def use_clock(self, clock: Callable[[], float]) -> None:
         """Run every timer on another monotonic clock from now on (a replay's simulated time):
@@ -265,8 +301,9 @@ class CompressionTrigger:
         if isinstance(prompt, bool) or not isinstance(prompt, int) or prompt < 0:
             return
         self.last_prompt_tokens = prompt
-        self._overflow_due = self._idle_due = False  # a request went through: cache is warm
+        self._overflow_due = self._idle_due = self._cache_cold = False  # the cache is warm
         self.rate.note_usage()
+        self.carry.note_usage(prompt)
         if messages is None and self._sent is not None:
             sent, n = self._sent
             messages = sent if len(sent) == n else list(sent[:n])
@@ -331,8 +368,10 @@ class CompressionTrigger:
         nothing += [self.window_edge()] if self._undo_hold else []
         proactive = self.settings.compression.proactive_prune_tokens  # 0: off
         marks = [trigger, max(1, trigger // 2), *nothing, *([proactive] if proactive else [])]
+        marks.append(int(MIN_CUT * self.carry.base))  # the cost schedule's earliest point
         tokens = costs.clear_of(marks, lambda t: int(ratio * t + 0.5), REPLY_PRIMING)
         self._sent, self.last_prompt_tokens = (source, len(source)), tokens
+        self.carry.note_list(len(source), tokens)
         return tokens
 
     def _notice(self, phase: str, text: str) -> None:

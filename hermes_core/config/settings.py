@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 TokenizerMode = Literal["auto", "tiktoken", "estimate"]
+ScheduleMode = Literal["cost", "threshold"]
 WriteApproval = Literal["allow", "stage", "block"]
 SessionBackend = Literal["sqlite", "postgres"]
 MemoryBackend = Literal["files", "postgres"]
@@ -80,6 +81,13 @@ class CompressionSettings:
         minimum=0.0,
         maximum=1.0,
     )
+    tail_max_tokens: int | None = setting(
+        None,
+        "Cap on the verbatim tail, in tokens (unset: the lean tail, 2.5% of the window within "
+        "10,000-25,000; 0: no cap, `target_ratio` alone). What leaves the tail stays "
+        "recallable (`session_recall`).",
+        minimum=0,
+    )
     protect_first_n: int = setting(
         3,
         "Non-system head messages kept verbatim; decays to 0 after the first compaction.",
@@ -121,21 +129,41 @@ class CompressionSettings:
         "expired, so compacting then costs no extra cache miss (0: off).",
         minimum=0,
     )
+    schedule: ScheduleMode = setting(
+        "cost",
+        "`cost`: also compact before the threshold, once carrying the growth since the last "
+        "compaction has cost (at `cached_price`) what a compaction costs, and the prompt is at "
+        "least twice what one leaves; `threshold`: only at the threshold (more context kept "
+        "verbatim, a larger bill).",
+    )
+    cached_price: float = setting(
+        0.1,
+        "Price of a cached prompt token against an uncached one at your provider (0.1: "
+        "Anthropic and recent OpenAI models; 1.0: no prompt caching); the cost schedule and "
+        "the prune-or-summarise choice bill with it.",
+        minimum=0.0,
+        maximum=1.0,
+    )
+    cache_ttl: int = setting(
+        300,
+        "Seconds your provider keeps a prompt cached (300: Anthropic's default and OpenAI's "
+        "usual; 3600 for a one-hour cache; 0: never assume it expired). After a longer gap "
+        "the next request pays full price anyway, so the cost schedule counts a compaction "
+        "then as costing only its summary.",
+        minimum=0,
+    )
     max_per_hour: int = setting(
         20,
-        "At most this many automatic compactions in any rolling hour; past it a "
-        "`compression_blocked` event and no automatic compaction until the oldest is an hour "
-        "old (overflow recovery, a forced compaction and a prompt about to outgrow the window "
-        "still compact; 0: no limit).",
+        "At most this many automatic compactions before the threshold (the cost schedule, "
+        "an idle gap) in any rolling hour; past it a `compression_blocked` event and none "
+        "until the oldest is an hour old. A prompt at or over the threshold always compacts "
+        "(0: no limit).",
         minimum=0,
     )
     min_requests_between: int = setting(
         0,
-        "At most one automatic compaction per this many requests: a compaction needs at "
-        "least this many requests since the previous one (same exceptions as "
-        "`max_per_hour`; 0 or 1: no limit, the default: a compaction on the very next request "
-        "is mostly real growth, a large tool output, and blocking it sends a request over the "
-        "threshold).",
+        "At most one automatic compaction before the threshold per this many requests (same "
+        "exceptions as `max_per_hour`; 0 or 1: no limit, the default).",
         minimum=0,
     )
     micro_compact: bool = setting(

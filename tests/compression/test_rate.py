@@ -1,7 +1,8 @@
-"""Frequency-aware anti-thrash (issue 24 item 4): ``compression.max_per_hour`` and
-``compression.min_requests_between`` limit *automatic* compactions; past them a
-``compression_blocked`` event says why and when it lifts, the conversation goes on, and
-overflow recovery, ``force`` and a prompt about to outgrow the window still compact."""
+"""Frequency-aware anti-thrash (issue 24 item 4, issue 25): ``compression.max_per_hour`` and
+``compression.min_requests_between`` count *automatic* compactions and hold those before the
+threshold (the cost schedule's, an idle gap's); past them a ``compression_blocked`` event
+says why and when it lifts, and the conversation goes on. A prompt at or over the threshold
+always compacts (no request over it), and so do overflow recovery and ``force``."""
 
 from __future__ import annotations
 
@@ -54,103 +55,86 @@ class Conversation:
         self.messages: list[Message] = [{"role": "system", "content": "You are terse."}]
         self.n = 0
 
-    def request(self, *, until_due: bool = True) -> str:
-        """Grow the list to the threshold (one request per turn) and compress; the status."""
+    def request(self) -> tuple[str, bool]:
+        """One request a turn until the compressor compacts: (status, whether the prompt was
+        at or over the threshold then)."""
         while True:
             self.n += 1
             self.messages += _turn(self.n)
             self.clock.now += self.step
-            if (
-                not until_due
-                or self.compressor.count(self.messages) >= self.compressor.threshold_tokens
-            ):
-                break
-            self.compressor.compress(self.messages)  # a request under the threshold
-        result = self.compressor.compress(self.messages)
-        self.messages = list(result.messages)
-        return result.status
-
-    def fill(self) -> None:
-        """Grow the list past the threshold in one go (one request)."""
-        while self.compressor.count(self.messages) < self.compressor.threshold_tokens:
-            self.n += 1
-            self.messages += _turn(self.n)
+            tokens = self.compressor.observe(self.messages)
+            result = self.compressor.compress(self.messages)
+            if result.status != "unchanged":
+                self.messages = list(result.messages)
+                return result.status, tokens >= self.compressor.threshold_tokens
 
     def blocked(self) -> list[dict[str, Any]]:
         return [e.data for e in self.events if e.kind == "compression_blocked"]
 
 
-def test_max_per_hour_blocks_the_next_automatic_compaction_until_the_oldest_is_an_hour_old() -> (
-    None
-):
+EARLY, AT_THRESHOLD = ("compressed", False), ("compressed", True)
+
+
+def test_max_per_hour_holds_early_compactions_until_the_oldest_is_an_hour_old() -> None:
     talk = Conversation({"max_per_hour": 2, "min_requests_between": 0})
-    assert [talk.request(), talk.request()] == ["compressed", "compressed"]
-    assert talk.request() == "unchanged"  # the third within the hour waits
-    (event,) = talk.blocked()
+    assert [talk.request(), talk.request()] == [EARLY, EARLY]
+    assert talk.request() == AT_THRESHOLD  # the third within the hour waited for the threshold
+    (event,) = talk.blocked()  # warned once for the whole blocked stretch
     assert "max_per_hour: 2" in event["reason"] and event["limit"] == "rate"
     assert 0 < event["lifts_in_s"] <= HOUR_S
-    assert talk.request(until_due=False) == "unchanged"  # still blocked; warned once only
-    assert len(talk.blocked()) == 1
-    talk.clock.now += event["lifts_in_s"]
-    assert talk.request(until_due=False) == "compressed"
+    talk.clock.now += HOUR_S
+    assert talk.request() == EARLY
 
 
-def test_with_the_default_limits_the_same_pace_compacts_every_time() -> None:
+def test_with_the_default_limits_the_same_pace_compacts_early_every_time() -> None:
     talk = Conversation({})
-    assert [talk.request() for _ in range(4)] == ["compressed"] * 4
+    assert [talk.request() for _ in range(4)] == [EARLY] * 4
     assert talk.blocked() == []
 
 
 def test_max_per_hour_zero_is_no_limit() -> None:
-    # time stands still: the default (20 an hour) would stop the 21st
+    # time stands still: the default (20 an hour) would hold the 21st
     talk = Conversation({"max_per_hour": 0, "min_requests_between": 0}, step=0)
-    assert [talk.request() for _ in range(22)] == ["compressed"] * 22
+    assert [talk.request() for _ in range(22)] == [EARLY] * 22
 
 
-def test_min_requests_between_spaces_automatic_compactions() -> None:
-    talk = Conversation({"max_per_hour": 0, "min_requests_between": 3})
-    assert talk.request() == "compressed"
-    talk.fill()  # straight over the threshold again: only one request since, three needed
-    assert talk.compressor.compress(talk.messages).status == "unchanged"
+def test_min_requests_between_spaces_early_compactions() -> None:
+    talk = Conversation({"max_per_hour": 0, "min_requests_between": 1_000})
+    assert talk.request() == EARLY
+    assert talk.request() == AT_THRESHOLD
     (event,) = talk.blocked()
-    assert "min_requests_between: 3" in event["reason"] and event["lifts_after_requests"] == 2
-    talk.compressor.compress(talk.messages + _turn(100))  # a second request (still blocked)
-    grown = talk.messages + _turn(100) + _turn(101)
-    assert talk.compressor.compress(grown).status == "compressed"  # the third
+    assert "min_requests_between: 1000" in event["reason"]
+    assert 0 < event["lifts_after_requests"] < 1_000
 
 
 def test_usage_reports_count_as_requests() -> None:
     """hermes-agent hands its list over only when it compacts; its responses count."""
     talk = Conversation({"max_per_hour": 0, "min_requests_between": 3})
-    assert talk.request() == "compressed"
-    talk.compressor.update_from_usage({"prompt_tokens": talk.compressor.count(talk.messages)})
-    talk.fill()
-    assert talk.compressor.compress(talk.messages).status == "unchanged"
+    talk.request()
     for _ in range(2):
         talk.compressor.update_from_usage({"prompt_tokens": talk.compressor.count(talk.messages)})
-    assert talk.compressor.compress(talk.messages).status == "compressed"
+    assert talk.compressor.rate.requests_since() == 2
+    assert talk.compressor.rate.block() is not None
+    talk.compressor.update_from_usage({"prompt_tokens": talk.compressor.count(talk.messages)})
+    assert talk.compressor.rate.block() is None
 
 
-def test_force_overflow_and_the_window_edge_still_compact() -> None:
+def test_force_overflow_and_the_threshold_still_compact() -> None:
     talk = Conversation({"max_per_hour": 1, "min_requests_between": 0})
-    assert talk.request() == "compressed"
-    assert talk.request() == "unchanged"
+    assert talk.request() == EARLY
     assert talk.compressor.compress(talk.messages, force=True).status == "compressed"
-    talk.request()
+    talk.messages += _turn(500) + _turn(501)
     talk.compressor.note_overflow("This model's maximum context length is 32000 tokens.")
     assert talk.compressor.compress(talk.messages).status == "compressed"
     # no compaction of ours counted meanwhile: still one in the hour, still blocked ...
-    talk.request()
     assert talk.compressor.rate.block() is not None
-    # ... until the prompt is about to outgrow the window (95% of it): overflow prevention
-    while talk.compressor.count(talk.messages) < WINDOW * 0.95:
-        talk.messages += _turn(talk.n)
-    assert talk.compressor.compress(talk.messages).status == "compressed"
+    # ... so the next compaction waits for the threshold, where nothing holds it
+    assert talk.request() == AT_THRESHOLD
 
 
 def test_the_count_survives_a_restart_and_ages_with_the_wall_clock() -> None:
     talk = Conversation({"max_per_hour": 1, "min_requests_between": 0})
-    assert talk.request() == "compressed"
+    assert talk.request() == EARLY
     state = talk.compressor.export_state()
     later = Conversation({"max_per_hour": 1, "min_requests_between": 0})
     later.wall.now = talk.wall.now + 600  # ten minutes later, another process

@@ -129,13 +129,16 @@ def test_the_hourly_limit_blocks_with_an_event_and_survives_a_restart(tmp_path: 
             wire = session.prepare(messages)
             assert "compaction_committed" in [e.kind for e in events]
             messages, n = list(wire), 30
-            while hc.count_tokens(messages) < session.compressor.threshold_tokens:
-                messages += tool_round(n, big_file(n, 40))  # over the threshold again
+            compressor = session.compressor
+            while not compressor.carry.due(hc.count_tokens(messages)):
+                messages += tool_round(n, big_file(n, 4))  # until an early compaction is due
                 n += 1
-            assert hc.count_tokens(messages) < 0.95 * 16_000  # not at the window's edge
-            clock.now += 600
+                clock.now += 30
+                wire = session.prepare(messages)
+                assert wire == messages
+            assert hc.count_tokens(messages) < compressor.threshold_tokens
             again = session.prepare(messages)
-            assert again == messages  # over the threshold, blocked, and the session goes on
+            assert again == messages  # due before the threshold, held, and the session goes on
             (blocked,) = [e.data for e in events if e.kind == "compression_blocked"]
             assert "max_per_hour: 1" in blocked["reason"] and blocked["lifts_in_s"] > 2_000
         with host.session("s4") as resumed:  # another process, the same conversation

@@ -1,0 +1,124 @@
+"""When to compact before the threshold: once carrying the growth has cost what a compaction does.
+
+Why: with prompt caching every request pays the cached price for its whole prompt, so a
+prompt that grows from ``after`` (what the last compaction left) towards the threshold pays
+``rate x (prompt - after)`` more on every request than a freshly compacted one would. A
+compaction costs once: the cache miss on what it keeps (``(1 - rate) x`` the tokens after the
+cached system prompt) and the summariser's output. Waiting for the threshold pays the first
+cost over and over; compacting too often pays the second. The rule is rent-or-buy: compact as
+soon as what the session has paid for carrying its growth since the last compaction reaches
+what one compaction costs. For a steady growth of ``g`` tokens a request that compacts at
+``after + sqrt(2 x cost x g / rate)``, the least a sawtooth from ``after`` can bill, and it
+never bills more than twice that whatever the growth does. Measured on replays of generated
+sessions (bench/session_cost.py, bench/README.md): 25-40% less than compacting only at the
+threshold of a 128K window.
+
+Bounds: an early compaction must be worth a cut (the prompt at least twice what a compaction
+leaves), and the threshold stays in charge: at or over it the compressor compacts as always.
+Pure arithmetic and a small record the compressor keeps (and persists) per conversation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from hermes_core.compression.cache_cost import MIN_CUT, OUTPUT_PRICE
+
+__all__ = ["MIN_CUT", "CarryCost", "one_off_cost"]
+
+
+def one_off_cost(after: int, cached: int, summary_output: int, rate: float) -> tuple[float, float]:
+    """What one compaction bills once, in input-token equivalents, as (cache miss,
+    summariser): the request after it pays the uncached price for everything past the
+    ``cached`` prefix it kept, and the summariser is paid ``OUTPUT_PRICE`` per output token
+    (its input grows with the middle it reads, i.e. with the time between compactions, so it
+    does not move the best moment)."""
+    missed = max(0, after - max(0, cached))
+    return (1.0 - rate) * missed, OUTPUT_PRICE * max(0, summary_output)
+
+
+@dataclass
+class CarryCost:
+    """One conversation's account: ``after`` (tokens a compaction leaves: the last one's, or
+    an estimate before the first), ``miss`` and ``summariser`` (what one compaction costs
+    once: :func:`one_off_cost`), and the carrying cost of the requests sent since the last
+    compaction, counted two ways because hosts differ: per usage report (``paid_usage``) and
+    per list handed in that grew (``paid_lists``; the previous list was sent). ``paid`` is the
+    larger, so a host that reports no usage, or one that hands its list over only when it
+    compacts (hermes-agent), is counted right, and one that does both is not counted twice."""
+
+    rate: float
+    after: int
+    miss: float
+    summariser: float
+    summary_after: int = 0  # what the last summary left (0: none yet, ``after`` stands in)
+    paid_usage: float = 0.0
+    paid_lists: float = 0.0
+    seen_length: int = 0  # messages in the last list handed in
+    seen_prompt: int = 0  # its prompt tokens
+
+    @property
+    def base(self) -> int:
+        """What a compaction could leave now: the lower of the last one's landing and the last
+        summary's (a pruning that landed high does not make a high prompt look cheap)."""
+        return min(self.after, self.summary_after) if self.summary_after else self.after
+
+    @property
+    def paid(self) -> float:
+        return max(self.paid_usage, self.paid_lists)
+
+    def carrying(self, prompt_tokens: int) -> float:
+        """What a request of ``prompt_tokens`` pays over one right after a compaction."""
+        return self.rate * max(0, prompt_tokens - self.base)
+
+    def note_usage(self, prompt_tokens: int) -> None:
+        """A request of ``prompt_tokens`` was sent (its usage came back)."""
+        self.paid_usage += self.carrying(prompt_tokens)
+
+    def note_list(self, length: int, prompt_tokens: int) -> None:
+        """A list of ``length`` messages (``prompt_tokens``) was handed in: a longer one than
+        last time means the last one was sent."""
+        if length > self.seen_length and self.seen_length:
+            self.paid_lists += self.carrying(self.seen_prompt)
+        self.seen_length, self.seen_prompt = length, prompt_tokens
+
+    def due(self, prompt_tokens: int, *, cache_cold: bool = False) -> bool:
+        """Whether compacting before sending ``prompt_tokens`` bills less than carrying on:
+        the next request's carrying cost counts as paid. ``cache_cold``: the provider's cache
+        has expired (an idle gap), so the cache miss is paid anyway and only the summariser
+        counts."""
+        if prompt_tokens < MIN_CUT * max(1, self.base):
+            return False
+        cost = self.summariser if cache_cold else self.miss + self.summariser
+        return self.paid + self.carrying(prompt_tokens) >= cost
+
+    def compacted(
+        self, after: int, cost: tuple[float, float], length: int, *, summary: bool
+    ) -> None:
+        """A compaction (a ``summary``, or pruning alone) left ``length`` messages of
+        ``after`` tokens and cost ``cost`` (:func:`one_off_cost`) once: a new cycle starts."""
+        self.after, self.paid_usage, self.paid_lists = max(1, after), 0.0, 0.0
+        if summary:
+            self.summary_after = self.after
+        self.miss, self.summariser = (max(0.0, part) for part in cost)
+        self.seen_length, self.seen_prompt = length, after
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def restore(self, data: Mapping[str, Any]) -> None:
+        """Put back a persisted account; a value of the wrong type is left at its default
+        (state rows may be old or damaged: compression/state.py)."""
+        for key in ("after", "miss", "summariser", "paid_usage", "paid_lists"):
+            value = data.get(key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue
+            if math.isfinite(value) and value >= 0:
+                setattr(self, key, type(getattr(self, key))(value))
+        for key in ("summary_after", "seen_length", "seen_prompt"):
+            value = data.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                setattr(self, key, value)
