@@ -34,37 +34,31 @@ transcript in the same run.
   slightly higher).
 - **truncate**: before a request at or over ours' threshold, drop the oldest turn groups (a
   tool call stays with its results) until under it; no summariser.
-- **floor**: the same, but cut to ours' tail budget (``threshold x 0.20``): a compaction that
-  keeps about the verbatim tail ours keeps and nothing else, free (no summary, no summariser):
-  what a policy that compacts only at the threshold and keeps that tail bills at best, so its
-  cost / reference bounds the ratio any such policy can reach. (Truncating to the window
-  instead, 128,000, gives 350 truncations and 52.1 M billed-eq at seed 1 / 1,000 turns.)
+- **floor**: the same, but cut to ours' default tail budget (the lean tail): a free compaction
+  that keeps about the verbatim tail ours keeps and nothing else, at the threshold: what a
+  policy compacting only at the threshold with that tail bills at best.
 
 "Over threshold": requests whose prompt exceeds the policy's own threshold. Fidelity (the second
 table): at each first request after a compaction, the facts (hermes_core.evals.facts, each kind)
 of every transcript message the host has had so far, and the share of them the sent list still
 holds (hermes_core.evals.kept.Holdings: ours' ledger counts, the references' summaries count);
 the mean share over compactions, per kind and overall. The stub summary carries no facts, for
-every policy alike. Also shown, for
-the first request after each compaction (all, then full summary / prune-only): the median
-prompt, the median cached prefix, and how many leading messages it shares whole with the
-request before (1: only the system prompt survived; 0: not even that).
+every policy alike. Also shown, for the first request after each compaction (all, then full
+summary / prune-only): the median prompt, the median cached prefix, and how many leading
+messages it shares whole with the request before (1: only the system prompt survived).
 
 Usage: python bench/session_cost.py [--seeds 1 5] [--turns 1000 300] [--windows 128000 200000]
            [--policies ours hermes-0.19 hermes-0.22 model-0.19 truncate floor]
            [--data-dir bench/out] [--prune-rule model|always|never] [--target-ratio R]
            [--set KEY=VALUE ...] [--json PATH]
-Seeds and turns pair up (seed 1 with 1,000 turns, seed 5 with 300 by default); lists of unequal
-length give every combination. Transcripts missing from --data-dir are generated (a 1,000-turn
-one takes 1-3 minutes). Exits 1 when a request of "ours" went over its threshold.
+Seeds and turns pair up (else every combination); missing transcripts are generated into
+--data-dir (minutes). Exits 1 when a request of "ours" went over its threshold.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -75,22 +69,21 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "bench")]
 
-from _fidelity import fidelity, kept_shares, share  # noqa: E402
+from _cost_report import report  # noqa: E402
+from _fidelity import fidelity, kept_shares  # noqa: E402
 from _hermes_refs import HermesAgent  # noqa: E402
 from _replay import Message, Meter, Reference, StubServer, role  # noqa: E402
 
 import hermes_core as hc  # noqa: E402
 from hermes_core.compression import cache_cost  # noqa: E402
-from hermes_core.compression.policy import tail_budget  # noqa: E402
+from hermes_core.compression.policy import configured_tail_budget  # noqa: E402
 from hermes_core.config.loader import load_config  # noqa: E402
-from hermes_core.evals.facts import KINDS, Fact, find_facts  # noqa: E402
+from hermes_core.evals.facts import Fact, find_facts  # noqa: E402
 from hermes_core.transcript.messages import turn_groups  # noqa: E402
 
 CACHED_RATE, OUTPUT_WEIGHT = 0.1, 4
 POLICIES = ("ours", "hermes-0.19", "hermes-0.22", "model-0.19", "truncate", "floor")
 DEFAULT_POLICIES = ("ours", "hermes-0.19", "hermes-0.22")
-#: ours' cost over each reference's, as issue 13 (0.19) and issue 25 (the 0.22 fork) ask
-TARGETS = {"hermes-0.19": 0.80, "hermes-0.22": 0.85, "model-0.19": 0.80}
 #: row fields left out of --json (bulky)
 BULKY = ("after", "kept")
 #: Simulated time per request of "ours": a model call plus its tools in an agent loop.
@@ -264,87 +257,6 @@ def transcript_path(seed: int, turns: int, data_dir: Path) -> Path:
     return path
 
 
-def _m(x: float) -> str:
-    if x >= 1e6:
-        return f"{x / 1e6:.2f} M"
-    return f"{x / 1e3:.0f} K" if x >= 1e4 or x == 0 else f"{x / 1e3:.1f} K"
-
-
-def _median(values: list[int], fmt: Any = _m) -> str:
-    return str(fmt(statistics.median(values))) if values else "-"
-
-
-def report(title: str, rows: list[dict]) -> None:
-    print(f"\n### {title}\n")
-    print(
-        "| policy | requests | compactions (full + prune-only) | prompt tokens | cached | "
-        "uncached | billed-eq input | summariser in / out | cost | max prompt | over threshold |"
-    )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        n = r["full"] + r["pruned"]
-        compactions = f"{n} ({r['full']} + {r['pruned']})" if r["pruned"] else str(n)
-        print(
-            f"| {r['policy']} | {r['requests']:,} | {compactions} | {_m(r['total'])} | "
-            f"{_m(r['cached'])} | {_m(r['total'] - r['cached'])} | {_m(r['billed'])} | "
-            f"{_m(r['s_in'])} / {_m(r['s_out'])} | {_m(r['cost'])} | {r['max']:,} | "
-            f"{r['over']} ({100 * r['over'] / r['requests']:.1f}%) |"
-        )
-    by = {r["policy"]: r for r in rows}
-    print()
-    for ref, target in TARGETS.items():
-        if ref not in by:
-            continue
-        for name in ("ours", "floor"):
-            if name in by:
-                ratio = by[name]["cost"] / by[ref]["cost"]
-                goal = (
-                    f"the issues ask for at most {target:.2f}"
-                    if name == "ours"
-                    else ("the best any policy keeping this tail gets")
-                )
-                bold = f"**{ratio:.3f}**" if name == "ours" else f"{ratio:.3f}"
-                print(f"cost {name} / {ref}: {bold} ({goal})")
-    fallbacks = {r["policy"]: r["fallbacks"] for r in rows if r.get("fallbacks")}
-    if fallbacks:
-        print(f"summary fallbacks (the summariser call failed): {fallbacks}")
-    print(
-        "\n| policy | requests per compaction (median gap) | after a compaction, all (full / "
-        "prune-only): median prompt | median cached | median messages cached whole | replay time |"
-    )
-    print("|---|---|---|---|---|---|")
-    for r in rows:
-        after = r["after"]
-        gaps = [b[4] - a[4] for a, b in itertools.pairwise(after)]
-        gap = f"{r['requests'] / max(1, len(after)):.1f} ({_median(gaps, _g)})"
-        cells = [_cell(after, column, r["pruned"] > 0, fmt) for column, fmt in ((1, _m), (2, _m))]
-        whole = _cell(after, 3, r["pruned"] > 0, _g)
-        print(f"| {r['policy']} | {gap} | {' | '.join(cells)} | {whole} | {r['seconds']:.0f} s |")
-    if any(r["kept"] for r in rows):
-        print(
-            "\nFidelity: at each first request after a compaction, the share of the facts of "
-            "all messages so far that the sent list holds; mean over compactions.\n"
-        )
-        print(f"| policy | compactions measured | {' | '.join(KINDS)} | all |")
-        print("|---|---|" + "---|" * (len(KINDS) + 1))
-        for r in rows:
-            cells = [share(r["fidelity"][kind]) for kind in (*KINDS, "all")]
-            print(f"| {r['policy']} | {len(r['kept'])} | {' | '.join(cells)} |")
-
-
-def _g(x: float) -> str:
-    return f"{x:g}"
-
-
-def _cell(after: list[tuple], column: int, split: bool, fmt: Any) -> str:
-    """The median over all compactions, then full / prune-only when there were both kinds."""
-    cell = _median([a[column] for a in after], fmt)
-    if split:
-        kinds = [[a[column] for a in after if a[0] == k] for k in ("compressed", "pruned")]
-        cell += f" ({' / '.join(_median(values, fmt) for values in kinds)})"
-    return cell
-
-
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 5])
@@ -421,8 +333,10 @@ def make_policy(
     if name == "model-0.19":
         policy = Reference(transcript[0], window, stub, meter)
     else:
-        threshold = hc.Compressor(context_length=window).threshold_tokens
-        keep = tail_budget(threshold, window, 0.20) if name == "floor" else 0
+        compressor = hc.Compressor(context_length=window)
+        threshold = compressor.threshold_tokens
+        comp = compressor.settings.compression
+        keep = configured_tail_budget(comp, threshold, window) if name == "floor" else 0
         policy = Truncate(transcript[0], threshold, meter, keep)
     policy.name = name
     return policy
