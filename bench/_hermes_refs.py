@@ -78,7 +78,7 @@ def ensure_venv(name: str) -> Path:
 
 
 class HermesAgent:
-    """A real hermes-agent compressor as a replay policy (the interface of session_cost.Ours).
+    """A real hermes-agent compressor as a replay policy (the interface of _policies.Ours).
 
     The driver runs in the reference's venv; each ``prepare`` is one round trip carrying the last
     request's billed prompt and the messages appended since."""

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from hermes_core.compression import arguments, policy
+from hermes_core.compression import arguments, early, policy
 from hermes_core.compression import state as persisted
 from hermes_core.compression.arguments import check_compressor_arguments, check_flag, check_messages
 from hermes_core.compression.assemble import SYSTEM_ROLES, assemble, is_summary_message
@@ -139,7 +139,10 @@ class Compressor(PruneStop):
         self._started = False
         self._costs: CostTable | None = None  # this call's costs, until it returns
         self._touch(len(source))
+        self._early: early.Attempt | None = None
         result = self._compress(source, force, usage)
+        if self._early is not None:
+            result = early.settle(self, self._early, result, source)
         costs, self._costs = self._costs, None  # costs that stayed estimates; 0: all exact
         result.stats["estimated_costs"] = costs.pending if costs else 0
         result.stats["duration_ms"] = round((time.perf_counter() - started) * 1000, 3)
@@ -197,6 +200,8 @@ class Compressor(PruneStop):
                 )
             why = reason or f"under the threshold ({before:,} < {self.threshold_tokens:,})"
             return proactive or outcome(source, "unchanged", why, tokens_before=before, stats=stats)
+        if self._early_go and not force:  # optional: dropped without a trace if it cuts little
+            self._early = early.snapshot(self)
         self._emit("compression_started", tokens=before)
         self._started = True
         self._notice("started", started_notice(before))

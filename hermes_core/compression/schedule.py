@@ -27,7 +27,7 @@ from typing import Any
 
 from hermes_core.compression.cache_cost import MIN_CUT, OUTPUT_PRICE
 
-__all__ = ["MIN_CUT", "CarryCost", "one_off_cost"]
+__all__ = ["MIN_CUT", "CarryCost", "first_account", "one_off_cost"]
 
 
 def one_off_cost(after: int, cached: int, summary_output: int, rate: float) -> tuple[float, float]:
@@ -55,6 +55,9 @@ class CarryCost:
     miss: float
     summariser: float
     summary_after: int = 0  # what the last summary left (0: none yet, ``after`` stands in)
+    estimate: int = 0  # before the first compaction: ``after`` without the system prompt
+    estimated: bool = True  # no compaction yet: ``after`` is ``estimate`` plus the prefix
+    fixed: int = 0  # tokens every request carries outside the messages (hermes-agent's tools)
     paid_usage: float = 0.0
     paid_lists: float = 0.0
     seen_length: int = 0  # messages in the last list handed in
@@ -85,11 +88,25 @@ class CarryCost:
             self.paid_lists += self.carrying(self.seen_prompt)
         self.seen_length, self.seen_prompt = length, prompt_tokens
 
+    def note_prefix(self, tokens: int) -> None:
+        """Before the first compaction, what one would leave includes the system prompt
+        (``tokens``, the list's first message when it is one): every compaction keeps it."""
+        if self.estimated:
+            self.after = self.summary_after = max(1, self.estimate + max(0, tokens))
+
+    def missed_cut(self, prompt_tokens: int) -> None:
+        """An early compaction at ``prompt_tokens`` cut too little (compression/early.py): the
+        next one waits until the prompt is ``MIN_CUT`` times this."""
+        self.after = max(self.after, prompt_tokens)
+        self.summary_after = max(self.summary_after, prompt_tokens)
+        self.estimated = False
+
     def due(self, prompt_tokens: int, *, cache_cold: bool = False) -> bool:
-        """Whether compacting before sending ``prompt_tokens`` bills less than carrying on:
-        the next request's carrying cost counts as paid. ``cache_cold``: the provider's cache
-        has expired (an idle gap), so the cache miss is paid anyway and only the summariser
-        counts."""
+        """Whether compacting before sending ``prompt_tokens`` (with ``fixed``) bills less
+        than carrying on: the next request's carrying cost counts as paid. ``cache_cold``:
+        the provider's cache has expired (an idle gap), so the cache miss is paid anyway and
+        only the summariser counts."""
+        prompt_tokens -= self.fixed
         if prompt_tokens < MIN_CUT * max(1, self.base):
             return False
         cost = self.summariser if cache_cold else self.miss + self.summariser
@@ -101,6 +118,7 @@ class CarryCost:
         """A compaction (a ``summary``, or pruning alone) left ``length`` messages of
         ``after`` tokens and cost ``cost`` (:func:`one_off_cost`) once: a new cycle starts."""
         self.after, self.paid_usage, self.paid_lists = max(1, after), 0.0, 0.0
+        self.estimated = False
         if summary:
             self.summary_after = self.after
         self.miss, self.summariser = (max(0.0, part) for part in cost)
@@ -110,15 +128,33 @@ class CarryCost:
         return asdict(self)
 
     def restore(self, data: Mapping[str, Any]) -> None:
-        """Put back a persisted account; a value of the wrong type is left at its default
-        (state rows may be old or damaged: compression/state.py)."""
-        for key in ("after", "miss", "summariser", "paid_usage", "paid_lists"):
+        """Put back a persisted account; a value of the wrong type or out of range is left
+        at its default (state rows may be old, damaged or hostile: compression/state.py), and
+        what was paid is capped at one compaction's cost (more would only make it due)."""
+        for key in ("miss", "summariser", "paid_usage", "paid_lists"):
             value = data.get(key)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 continue
             if math.isfinite(value) and value >= 0:
-                setattr(self, key, type(getattr(self, key))(value))
-        for key in ("summary_after", "seen_length", "seen_prompt"):
+                setattr(self, key, float(value))
+        for key, low in (("after", 1), ("summary_after", 0), ("estimate", 0)):
+            value = data.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and value >= low:
+                setattr(self, key, value)
+        for key in ("seen_length", "seen_prompt", "fixed"):
             value = data.get(key)
             if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
                 setattr(self, key, value)
+        if isinstance(data.get("estimated"), bool):
+            self.estimated = data["estimated"]
+        cap = self.miss + self.summariser
+        self.paid_usage, self.paid_lists = min(self.paid_usage, cap), min(self.paid_lists, cap)
+
+
+def first_account(rate: float, tail_budget: int, summary_budget: int) -> CarryCost:
+    """The account before the first compaction: what one would leave is estimated as the
+    tail and summary budgets (plus the system prompt: :meth:`CarryCost.note_prefix`), its
+    summariser as half the summary budget."""
+    after = tail_budget + summary_budget
+    miss, summariser = one_off_cost(after, 0, summary_budget // 2, rate)
+    return CarryCost(rate, after, miss, summariser, summary_after=after, estimate=after)

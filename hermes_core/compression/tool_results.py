@@ -24,6 +24,8 @@ _TEST_TALLY = re.compile(
 _EXCEPTION_LINE = re.compile(
     r"^\s*((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Fault)\b.*)$"
 )
+#: pytest's assertion lines: ``E   AssertionError: assert 1 == 2``
+_PYTEST_ERROR = re.compile(r"^E\s{1,8}(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Failure)\b")
 _ERROR_LINE = re.compile(
     r"(?i)^\s*(?:(?:error|fatal|panic)\b|npm err!)|\b(?:error|fatal)(?:\[\w+\])?: "
     r"|^\S{1,40}: \*\*\* \[[^\]\n]{1,200}\] Error \d{1,5}"  # make: *** [all] Error 2
@@ -188,20 +190,23 @@ def _scalar(value: Any) -> str:
 
 
 def _reason(text: str) -> str | None:
-    """The line that says why a run failed: a test tally, an exception, or an error line."""
-    tally = exception = error = None
+    """Why a run failed: the first line that names what went wrong (an exception, pytest's
+    ``E   AssertionError: ...``, an error line), verbatim, after the test tally when there
+    is one (``1 failed, 3 passed; E   AssertionError: assert 1 == 2``): the agent reading the
+    stand-in, and the summary's anchor ledger reading it later, keep the actual error."""
+    tally = first = None
     for line in text.splitlines():
         if "failed" in line or "error" in line:
             match = _TEST_TALLY.search(line)
             if match and ("failed" in match.group() or "error" in match.group()):
                 tally = match.group()
-        if "Error" in line or "Exception" in line or "Exit" in line or "Fault" in line:
-            found = _EXCEPTION_LINE.match(line)
-            if found:
-                exception = found.group(1)
-        if error is None and _ERROR_LINE.search(line):
-            error = line.strip()
-    return tally or exception or error
+        if first is None and (
+            _EXCEPTION_LINE.match(line) or _PYTEST_ERROR.match(line) or _ERROR_LINE.search(line)
+        ):
+            first = line.strip()
+    if first and tally:
+        return f"{tally}; {first}"
+    return first or tally
 
 
 def _last_line(text: str) -> str:

@@ -339,7 +339,9 @@ def _render(name: str, summary: _Summary, max_chars: int) -> str:
         return _BREAKS.sub(" ", line).rstrip()
 
     line = build()
-    for field, floor in (("extra", 0), ("failure", 40), ("subject", 24)):
+    # the failure says what went wrong: the subject (a command, a path) yields first, as the
+    # call's own arguments still carry it whole
+    for field, floor in (("extra", 0), ("subject", 24), ("failure", 40)):
         over = len(line) - max_chars
         if over <= 0:
             break

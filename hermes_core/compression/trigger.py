@@ -17,7 +17,7 @@ from hermes_core.compression.arguments import check_messages, check_usage
 from hermes_core.compression.overflow import MIN_PLAUSIBLE_WINDOW, stated_window
 from hermes_core.compression.rate import CompactionRate
 from hermes_core.compression.result import CompressionEvent, CompressionResult, EventSink
-from hermes_core.compression.schedule import MIN_CUT, CarryCost, one_off_cost
+from hermes_core.compression.schedule import MIN_CUT, CarryCost, first_account, one_off_cost
 from hermes_core.config.settings import Settings
 from hermes_core.errors import ConfigError
 from hermes_core.tokens import REPLY_PRIMING, RunningTokenCount, get_counter, message_tokens
@@ -70,6 +70,7 @@ class CompressionTrigger:
             clock=clock,
         )
         self._auto_go = False  # the last should_compress said yes on its own (not overflow)
+        self._early_go = False  # ... and before the threshold: the cost schedule's
         self.on_event = on_event
         self.last_prompt_tokens: int | None = None
         self.running = self._new_running()
@@ -83,15 +84,9 @@ class CompressionTrigger:
         self.carry = self._first_carry()  # the cost schedule's account (compression/schedule.py)
 
     def _first_carry(self) -> CarryCost:
-        """The cost schedule's account before the first compaction: what one would leave is
-        estimated as the tail budget and the summary budget; its summariser as half the
-        summary budget."""
-        comp = self.settings.compression
-        window = self.context_length
-        summary = policy.summary_budget(window)
-        after = policy.configured_tail_budget(comp, self.threshold_tokens, window) + summary
-        miss, summariser = one_off_cost(after, 0, summary // 2, comp.cached_price)
-        return CarryCost(comp.cached_price, after, miss, summariser, summary_after=after)
+        comp, window = self.settings.compression, self.context_length
+        tail = policy.configured_tail_budget(comp, self.threshold_tokens, window)
+        return first_account(comp.cached_price, tail, policy.summary_budget(window))
 
     def _new_running(self, ratio: float = 1.0, samples: int = 0) -> RunningTokenCount:
         image = self.settings.compression.image_tokens
@@ -184,7 +179,7 @@ class CompressionTrigger:
         self._touch(len(messages))
         self._sent = (messages, len(messages))
         self.last_prompt_tokens = self.running.observe(messages)
-        self.carry.note_list(len(messages), self.last_prompt_tokens)
+        self._note_list(messages, self.last_prompt_tokens)
         return self.last_prompt_tokens
 
     def _touch(self, length: int | None = None) -> None:
@@ -211,7 +206,7 @@ class CompressionTrigger:
         ``compression.enabled`` is false); after an idle gap the trigger is half the threshold."""
         tokens = prompt_tokens if prompt_tokens is not None else self.last_prompt_tokens or 0
         enabled = self.settings.compression.enabled
-        self._auto_go = False
+        self._auto_go = self._early_go = False
         if self._overflow_due and enabled:
             return True, None  # the provider refused the request: the guard cannot help it
         grown = self._nothing_at is not None and tokens >= self._nothing_at * GROWTH_ENDS_BACKOFF
@@ -225,7 +220,7 @@ class CompressionTrigger:
             trigger = max(1, trigger // 2)
         early = self.settings.compression.schedule == "cost" and tokens < trigger
         if early and self.carry.due(tokens, cache_cold=self._idle_due or self._cache_cold):
-            trigger = tokens  # carrying on bills more than compacting now
+            trigger, self._early_go = tokens, True  # carrying on bills more than compacting
         go, reason = self.guard.should_compress(tokens, trigger, enabled=enabled)
         if go:
             go, reason = self._within_rate(tokens)
@@ -261,6 +256,16 @@ class CompressionTrigger:
                 self.rate.record(len(result.messages))
         self._auto_go = False
         return changed
+
+    def _note_list(self, messages: Sequence[Any], tokens: int) -> None:
+        """The cost schedule's view of a list handed in (a request when it grew)."""
+        self.carry.note_list(len(messages), tokens)
+        if self.carry.estimated and messages:
+            first = messages[0]
+            system = isinstance(first, Mapping) and first.get("role") in ("system", "developer")
+            self.carry.note_prefix(
+                int(self._cost(first) * self.running.correction_ratio) if system else 0
+            )
 
     def _new_cycle(self, result: CompressionResult) -> None:
         """Start the cost schedule's next cycle from what this compaction left and cost."""
@@ -371,7 +376,7 @@ class CompressionTrigger:
         marks.append(int(MIN_CUT * self.carry.base))  # the cost schedule's earliest point
         tokens = costs.clear_of(marks, lambda t: int(ratio * t + 0.5), REPLY_PRIMING)
         self._sent, self.last_prompt_tokens = (source, len(source)), tokens
-        self.carry.note_list(len(source), tokens)
+        self._note_list(source, tokens)
         return tokens
 
     def _notice(self, phase: str, text: str) -> None:

@@ -281,6 +281,8 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
             tokens = given or self.last_real_prompt_tokens
             if tokens > 0:
                 self._overhead = max(0, tokens - session.compressor.count(messages_in))
+                # the cost schedule weighs the messages: should_compress gets the whole prompt
+                session.compressor.carry.fixed = self._overhead
             before = self._committed()
             # the decision was ours already (should_compress: threshold and anti-thrash
             # guard) or the user's (/compress): compact now, whatever the count says

@@ -119,7 +119,7 @@ class Clock:
 
 
 def _turn(n: int) -> list[Message]:
-    words = " ".join(f"step{n}-{k} edits src/mod{n}_{k}.py" for k in range(12))
+    words = " ".join(f"step{n}-{k} reads the notes again" for k in range(40))
     return [
         {"role": "user", "content": f"Request {n}: {words}"},
         {"role": "assistant", "content": f"Done {n}. {words}"},
@@ -280,3 +280,49 @@ def test_after_a_gap_longer_than_cache_ttl_only_the_summary_counts(
     assert not compressor.carry.due(tokens)  # warm, it would carry on
     status = compressor.compress(messages).status
     assert (status == "compressed") is compacts
+
+
+# --------------------------------------------------------------------------- early attempts
+
+
+def test_before_the_first_compaction_the_estimate_counts_the_system_prompt() -> None:
+    compressor = _compressor({})
+    estimate = compressor.carry.after
+    system = {"role": "system", "content": "rules " * 3_000}
+    compressor.observe([system, *_turn(1)])
+    assert compressor.carry.after == estimate + compressor.count([system]) - 3  # less priming
+    compressor.carry.compacted(5_000, (0.0, 0.0), 3, summary=True)
+    compressor.observe([system, *_turn(2)])
+    assert compressor.carry.after == 5_000  # a real landing is never re-estimated
+
+
+def test_fixed_tokens_outside_the_messages_are_not_weighed() -> None:
+    """hermes-agent's tools and system prompt sit outside the list it hands over."""
+    carry = CarryCost(rate=0.1, after=10_000, miss=0.0, summariser=0.0, fixed=30_000)
+    assert not carry.due(45_000)  # 15,000 of messages: under twice what a compaction leaves
+    assert carry.due(50_000)
+
+
+def test_an_early_compaction_that_cuts_too_little_leaves_no_trace() -> None:
+    """No strike, no backoff, no summary remembered: the guard's patience is the threshold's.
+    The schedule waits until the prompt doubles; the threshold compacts as always."""
+    clock = Clock()
+    compressor = _compressor({}, clock)
+    system = {"role": "system", "content": "house rules " * 5_000}  # most of the prompt
+    messages: list[Message] = [system, *_turn(1), *_turn(2)]
+    carry = compressor.carry
+    carry.after = carry.summary_after = 1_000  # an account that says "due" at once
+    carry.estimated, carry.miss, carry.summariser = False, 0.0, 0.0
+    tokens = compressor.observe(messages)
+    assert tokens < compressor.threshold_tokens and carry.due(tokens)
+    guard = compressor.guard.to_dict()
+    result = compressor.compress(messages)
+    assert result.status == "unchanged" and "early compaction" in str(result.reason)
+    assert compressor.guard.to_dict() == guard and compressor._nothing_at is None
+    assert compressor.compactions == 0 and compressor.previous_summary is None
+    assert carry.base >= tokens and not carry.due(tokens + 100)
+    n = 3
+    while compressor.count(messages) < compressor.threshold_tokens:
+        messages += _turn(n)
+        n += 1
+    assert compressor.compress(messages).status in ("compressed", "pruned")

@@ -60,14 +60,16 @@ def test_terminal_success() -> None:
     assert line == "[terminal] ran `wc -l json/*.py` -> exit 0, 6 lines output"
 
 
-def test_terminal_pytest_failure_names_the_tally() -> None:
+def test_terminal_pytest_failure_names_the_tally_and_the_first_error_line() -> None:
     args, result = sample(
         "terminal", lambda a, r: "pytest" in a["command"] and '"exit_code": 1' in r
     )
     line = summarize_tool_result("terminal", args, result)
     check_line(line, "terminal")
     assert "-> exit 1," in line
-    assert line.endswith("FAILED: 3 failed, 3 passed")
+    assert line.endswith(
+        "FAILED: 3 failed, 3 passed; E AssertionError: assert {'k': 'é'} == {'k': 'e'}"
+    )
     assert "`python3 -m pytest /tmp/hermes_gen_audit_tests/test_audit_json.py" in line
 
 

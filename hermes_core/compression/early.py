@@ -1,0 +1,71 @@
+"""An early compaction (the cost schedule's) is kept only when it cuts; else it leaves no trace.
+
+Why: the anti-thrash guard strikes a compaction that did not help and backs off after
+"nothing to compress", and two strikes block automatic compaction, the one at the threshold
+included. A compaction the schedule asked for before the threshold is optional: when it
+finds nothing to cut, would not shrink, or cuts too little, it must not spend the guard's
+patience meant for the threshold (that let requests go over it). So the guard's state is
+taken before such an attempt and put back when the attempt is dropped, and the schedule
+moves its base up instead: it tries again only once the prompt has doubled from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from hermes_core.compression.guard import CompressionGuard
+from hermes_core.compression.result import CompressionResult, outcome
+
+if TYPE_CHECKING:
+    from hermes_core.compression.engine import Compressor
+
+__all__ = ["EARLY_MIN_SAVING", "Attempt", "settle", "snapshot"]
+
+#: An early compaction is kept only when it saves at least this share of the prompt.
+EARLY_MIN_SAVING: Final = 0.25
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """What an early attempt may change and must give back when it is dropped."""
+
+    guard: dict[str, Any]
+    nothing_at: int | None
+    undo_hold: bool
+    compactions: int
+    previous_summary: str | None
+
+
+def snapshot(compressor: Compressor) -> Attempt:
+    return Attempt(
+        guard=compressor.guard.to_dict(),
+        nothing_at=compressor._nothing_at,
+        undo_hold=compressor._undo_hold,
+        compactions=compressor.compactions,
+        previous_summary=compressor.previous_summary,
+    )
+
+
+def settle(
+    compressor: Compressor, attempt: Attempt, result: CompressionResult, source: list[Any]
+) -> CompressionResult:
+    """``result`` when the early compaction cut enough; else the input unchanged, the
+    compressor as it was before the attempt, and the schedule's base moved up."""
+    before, after = result.tokens_before, result.tokens_after
+    if result.status in ("compressed", "pruned") and after <= before * (1 - EARLY_MIN_SAVING):
+        return result
+    compressor.guard = CompressionGuard.from_dict(attempt.guard, clock=compressor._clock)
+    compressor._nothing_at, compressor._undo_hold = attempt.nothing_at, attempt.undo_hold
+    compressor.compactions = attempt.compactions
+    compressor.previous_summary = attempt.previous_summary
+    compressor.carry.missed_cut(int(before * compressor.running.correction_ratio))
+    if result.status in ("compressed", "pruned"):
+        why = f"it would cut only {before:,} -> {after:,} tokens"
+    else:
+        why = result.reason or result.status
+    reason = (
+        f"an early compaction (compression.schedule: cost) was dropped, input kept: {why}; "
+        "the next one waits until the prompt doubles, the threshold compacts as always"
+    )
+    return outcome(source, "unchanged", reason, tokens_before=before, stats=result.stats)
