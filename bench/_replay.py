@@ -63,6 +63,7 @@ class Meter:
         self.encode = default_loader().encoding("o200k_base").encode_ordinary
         self._by_id: dict[int, tuple[Message, array[int]]] = {}
         self._by_key: dict[str, array[int]] = {}
+        self.breakpoints = False  # the cache model of bill()
 
     def ids(self, message: Message) -> array[int]:
         """One message's ids; equal messages share one array (so ``is`` compares them)."""
@@ -112,8 +113,17 @@ class Meter:
     def bill(self, sent: list[Message], before: list[array[int]]) -> tuple[int, int, int, list]:
         """(prompt tokens, cached tokens, messages cached whole, ids) of one request; ``before``
         is the previous request's ids. Leading equal messages match whole; the first pair that
-        differs is compared token by token, then the prefix ends."""
+        differs is compared token by token, then the prefix ends. With ``breakpoints`` (an
+        Anthropic host marking the system prompt and the newest message) a request reads the
+        whole previous request when it extends it, else only the system prompt."""
         seqs = [self.ids(m) for m in sent]
+        if self.breakpoints:
+            pairs = enumerate(zip(before, seqs, strict=False))
+            whole = next((i for i, (a, b) in pairs if a is not b), min(len(before), len(seqs)))
+            if before and whole >= len(before):
+                return sum(map(len, seqs)) + REPLY_PRIMING, sum(map(len, before)), whole, seqs
+            system = len(seqs[0]) if whole >= 1 else 0
+            return sum(map(len, seqs)) + REPLY_PRIMING, system, whole, seqs
         cached = whole = 0
         for a, b in zip(before, seqs, strict=False):
             if a is b:

@@ -158,6 +158,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--policies", nargs="+", choices=POLICIES, default=list(DEFAULT_POLICIES))
     parser.add_argument("--data-dir", type=Path, default=REPO / "bench" / "out")
     parser.add_argument(
+        "--cache-reads",
+        choices=("prefix", "breakpoints"),
+        default="prefix",
+        help="the provider's cache, for every policy's bill and ours' compression.cache_reads",
+    )
+    parser.add_argument(
         "--prune-rule",
         choices=("model", "always", "never"),
         default="model",
@@ -191,6 +197,8 @@ def _parser() -> argparse.ArgumentParser:
 def _compression(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
     """Ours' compression config from --target-ratio and the --set pairs (later ones win)."""
     compression: dict[str, Any] = {}
+    if args.cache_reads != "prefix":
+        compression["cache_reads"] = args.cache_reads
     if args.target_ratio is not None:
         compression["target_ratio"] = args.target_ratio
     for item in args.set:
@@ -218,6 +226,7 @@ def main() -> int:
         else [(s, t) for s in args.seeds for t in args.turns]
     )
     meter = Meter()
+    meter.breakpoints = args.cache_reads == "breakpoints"
     stub = StubServer(meter)
     print(f"python {sys.version.split()[0]}; stub summary {len(meter.encode(stub.stub)):,} tokens")
     failed, dumped = [], []

@@ -8,6 +8,7 @@ exact counts of what each way would keep, before it pays for a summary.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from hermes_core.compression import cache_cost, policy
@@ -56,6 +57,8 @@ class PruneStop(CompressionTrigger):
         first = min(pruned.replaced, default=len(working))
         kept = self._kept(costs, source, working, window, first)
         comp = self.settings.compression
+        if comp.cache_reads == "breakpoints":  # only the system prompt's mark survives a prune
+            kept = replace(kept, pruned_prefix=min(kept.pruned_prefix, kept.head))
         early = comp.schedule == "cost"
         verdict = cache_cost.choose(
             kept, self.threshold_tokens, use_llm, comp.cached_price, early=early

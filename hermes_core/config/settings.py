@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 TokenizerMode = Literal["auto", "tiktoken", "estimate"]
 ScheduleMode = Literal["cost", "threshold"]
+CacheReads = Literal["prefix", "breakpoints"]
 WriteApproval = Literal["allow", "stage", "block"]
 SessionBackend = Literal["sqlite", "postgres"]
 MemoryBackend = Literal["files", "postgres"]
@@ -143,6 +144,14 @@ class CompressionSettings:
         "the prune-or-summarise choice bill with it.",
         minimum=0.0,
         maximum=1.0,
+    )
+    cache_reads: CacheReads = setting(
+        "prefix",
+        "How your provider reads its prompt cache: `prefix` (OpenAI, Gemini, and Anthropic's "
+        "automatic caching: any common prefix with the previous request is read from cache), "
+        "`breakpoints` (Anthropic with `cache_control` marks on the system prompt and the "
+        "newest messages: a change further back misses everything after the system prompt, "
+        "so pruning alone keeps no cached prefix and the cost rules prefer a summary).",
     )
     cache_ttl: int = setting(
         300,

@@ -18,7 +18,6 @@ import hermes_core as hc
 from hermes_core.compression import cache_cost
 from hermes_core.compression.cache_cost import Kept, Option, choose, cost_per_headroom, prune_pays
 from hermes_core.compression.engine import Compressor
-from hermes_core.config.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 WINDOW = 32_000  # threshold 24,000, tail budget 4,800
@@ -106,12 +105,11 @@ def _session(turns: int, result_lines: int, reply_sentences: int) -> list[dict[s
     return messages
 
 
-def _compressor(fake_llm: FakeLLM) -> Compressor:
+def _compressor(fake_llm: FakeLLM, compression: dict[str, Any] | None = None) -> Compressor:
     fake_llm.default = answer(SUMMARY)
-    settings = Settings()
-    settings.auxiliary.compression.base_url = fake_llm.base_url
-    settings.auxiliary.compression.model = "aux"
-    return Compressor(settings, context_length=WINDOW)
+    aux = {"base_url": fake_llm.base_url, "model": "aux"}
+    config = {"auxiliary": {"compression": aux}, "compression": compression or {}}
+    return Compressor(config, context_length=WINDOW)
 
 
 def test_pruning_that_lands_high_is_not_the_compaction(fake_llm: FakeLLM) -> None:
@@ -252,3 +250,19 @@ def test_a_dead_summariser_never_lets_a_replayed_request_over_the_threshold() ->
             assert row["full"] + row["pruned"] > 5  # it kept compacting
     finally:
         stub.close()
+
+
+def test_with_breakpoint_caching_a_pruning_keeps_no_cached_prefix(fake_llm: FakeLLM) -> None:
+    """``compression.cache_reads: breakpoints``: only the system prompt's mark survives a
+    pruning further back, so the pruning's miss is the whole prompt after it."""
+    messages = _session(turns=14, result_lines=160, reply_sentences=0)
+    tools = [i for i, m in enumerate(messages) if m.get("role") == "tool"]
+    for i in tools[:3]:  # the early results are short: pruning starts further back
+        messages[i] = {**messages[i], "content": "ok"}
+    verdicts = {}
+    for reads in ("prefix", "breakpoints"):
+        compressor = _compressor(fake_llm, {"cache_reads": reads})
+        compressor.observe(messages)
+        verdicts[reads] = compressor.compress(messages).stats["cache_cost"]
+    assert verdicts["breakpoints"]["prune_cost"] > verdicts["prefix"]["prune_cost"]
+    assert verdicts["breakpoints"]["summary_cost"] == verdicts["prefix"]["summary_cost"]
