@@ -47,6 +47,25 @@ def snapshot(compressor: Compressor) -> Attempt:
     )
 
 
+#: The guard's anti-thrash state, put back after a dropped attempt; the LLM's health (fallback
+#: streak, rest) is kept, so a summariser that failed in the attempt is not asked again at once.
+_ANTI_THRASH: Final = ("strikes", "probe_failed", "probe_in_s", "pending", "backoff_s", "warned")
+
+
+def _guard(attempt: Attempt, compressor: Compressor) -> dict[str, Any]:
+    """The guard after a dropped attempt: its anti-thrash state as before, its view of the
+    LLM as now; a summary cooldown the attempt started becomes a rest of the LLM instead
+    (a cooldown would block the compaction at the threshold too)."""
+    now = compressor.guard.to_dict()
+    merged = {**now, **{key: attempt.guard.get(key) for key in _ANTI_THRASH}}
+    started = (now.get("cooldown_s") or 0) > (attempt.guard.get("cooldown_s") or 0)
+    if started:
+        merged["llm_rest_s"] = max(now.get("llm_rest_s") or 0, now.get("cooldown_s") or 0)
+    merged["cooldown_s"] = attempt.guard.get("cooldown_s")
+    merged["cooldown_kind"] = attempt.guard.get("cooldown_kind")
+    return merged
+
+
 def settle(
     compressor: Compressor, attempt: Attempt, result: CompressionResult, source: list[Any]
 ) -> CompressionResult:
@@ -55,7 +74,9 @@ def settle(
     before, after = result.tokens_before, result.tokens_after
     if result.status in ("compressed", "pruned") and after <= before * (1 - EARLY_MIN_SAVING):
         return result
-    compressor.guard = CompressionGuard.from_dict(attempt.guard, clock=compressor._clock)
+    compressor.guard = CompressionGuard.from_dict(
+        _guard(attempt, compressor), clock=compressor._clock
+    )
     compressor._nothing_at, compressor._undo_hold = attempt.nothing_at, attempt.undo_hold
     compressor.compactions = attempt.compactions
     compressor.previous_summary = attempt.previous_summary

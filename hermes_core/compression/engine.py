@@ -122,15 +122,17 @@ class Compressor(PruneStop):
         force: bool = False,
         guidance: Guidance | None = None,
         references: ArchiveRefs | None = None,
+        optional: bool = False,
     ) -> CompressionResult:
         """Compress when due (or when ``force``); never mutates ``messages``. ``guidance``:
         a focus topic and memory notes the summary must keep (compression/guidance.py).
         ``references``: each message's store row, named in stand-ins (compression/references.py).
-
-        ``stats["summarizer_usage"]`` reports what the summariser cost (see
-        :class:`~hermes_core.compression.summary_usage.SummarizerUsage`)."""
+        ``optional``: now, as an early compaction (a host that runs the one the cost schedule
+        said was due itself: hermes-agent): dropped if it cuts little (compression/early.py).
+        ``stats["summarizer_usage"]``: what the summariser cost (summary_usage.py)."""
         check_messages(messages)
         check_flag("force", force)
+        check_flag("optional", optional)
         self._guidance = guidance if isinstance(guidance, Guidance) else None
         self._refs = check_refs(references, len(messages))
         started = time.perf_counter()
@@ -140,7 +142,8 @@ class Compressor(PruneStop):
         self._costs: CostTable | None = None  # this call's costs, until it returns
         self._touch(len(source))
         self._early: early.Attempt | None = None
-        result = self._compress(source, force, usage)
+        self._optional = optional and not force
+        result = self._compress(source, force or self._optional, usage)
         if self._early is not None:
             result = early.settle(self, self._early, result, source)
         costs, self._costs = self._costs, None  # costs that stayed estimates; 0: all exact
@@ -200,12 +203,12 @@ class Compressor(PruneStop):
                 )
             why = reason or f"under the threshold ({before:,} < {self.threshold_tokens:,})"
             return proactive or outcome(source, "unchanged", why, tokens_before=before, stats=stats)
-        if self._early_go and not force:  # optional: dropped without a trace if it cuts little
+        if (self._early_go and not force) or self._optional:  # dropped if it cuts little
             self._early = early.snapshot(self)
         self._emit("compression_started", tokens=before)
         self._started = True
         self._notice("started", started_notice(before))
-        hard = force or overflow
+        hard = (force and not self._optional) or overflow
         try:
             result = self._run(source, costs, before, stats, usage, force=hard)
             for attempt in range(1, self.settings.compression.max_attempts):

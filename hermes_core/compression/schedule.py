@@ -21,13 +21,13 @@ Pure arithmetic and a small record the compressor keeps (and persists) per conve
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from hermes_core.compression.cache_cost import MIN_CUT, OUTPUT_PRICE
 
-__all__ = ["MIN_CUT", "CarryCost", "first_account", "one_off_cost"]
+__all__ = ["MIN_CUT", "CarryCost", "first_account", "one_off_cost", "system_tokens"]
 
 
 def one_off_cost(after: int, cached: int, summary_output: int, rate: float) -> tuple[float, float]:
@@ -158,3 +158,11 @@ def first_account(rate: float, tail_budget: int, summary_budget: int) -> CarryCo
     after = tail_budget + summary_budget
     miss, summariser = one_off_cost(after, 0, summary_budget // 2, rate)
     return CarryCost(rate, after, miss, summariser, summary_after=after, estimate=after)
+
+
+def system_tokens(messages: Sequence[Any], cost: Callable[[Any], int]) -> int:
+    """The tokens of the list's system prompt (its first message when it is one): every
+    compaction keeps it, and a cache keeps it across one."""
+    first = messages[0] if messages else None
+    system = isinstance(first, Mapping) and first.get("role") in ("system", "developer")
+    return cost(first) if system else 0

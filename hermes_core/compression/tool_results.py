@@ -24,6 +24,7 @@ _TEST_TALLY = re.compile(
 _EXCEPTION_LINE = re.compile(
     r"^\s*((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Fault)\b.*)$"
 )
+_EXCEPTION_HINT = re.compile(r"Error|Exception|Exit|Fault")  # cheap test before the match
 #: pytest's assertion lines: ``E   AssertionError: assert 1 == 2``
 _PYTEST_ERROR = re.compile(r"^E\s{1,8}(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Failure)\b")
 _ERROR_LINE = re.compile(
@@ -190,23 +191,25 @@ def _scalar(value: Any) -> str:
 
 
 def _reason(text: str) -> str | None:
-    """Why a run failed: the first line that names what went wrong (an exception, pytest's
-    ``E   AssertionError: ...``, an error line), verbatim, after the test tally when there
-    is one (``1 failed, 3 passed; E   AssertionError: assert 1 == 2``): the agent reading the
-    stand-in, and the summary's anchor ledger reading it later, keep the actual error."""
-    tally = first = None
+    """Why a run failed, verbatim: pytest's first ``E   AssertionError: ...`` line, else the
+    last exception line (the one raised), else the first error line; after the test tally
+    when there is one (``1 failed, 3 passed; E   AssertionError: assert 1 == 2``): the
+    agent reading the stand-in, and the summary's anchor ledger reading it later, keep the
+    actual error, not only the count."""
+    tally = pytest = exception = error = None
     for line in text.splitlines():
         if "failed" in line or "error" in line:
             match = _TEST_TALLY.search(line)
             if match and ("failed" in match.group() or "error" in match.group()):
                 tally = match.group()
-        if first is None and (
-            _EXCEPTION_LINE.match(line) or _PYTEST_ERROR.match(line) or _ERROR_LINE.search(line)
-        ):
-            first = line.strip()
-    if first and tally:
-        return f"{tally}; {first}"
-    return first or tally
+        if pytest is None and _PYTEST_ERROR.match(line):
+            pytest = line.strip()
+        elif _EXCEPTION_HINT.search(line) and _EXCEPTION_LINE.match(line):
+            exception = line.strip()
+        if error is None and _ERROR_LINE.search(line):
+            error = line.strip()
+    first = pytest or exception or error
+    return f"{tally}; {first}" if tally and first else tally or first
 
 
 def _last_line(text: str) -> str:

@@ -12,12 +12,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from hermes_core.compression import policy
+from hermes_core.compression import policy, schedule
 from hermes_core.compression.arguments import check_messages, check_usage
 from hermes_core.compression.overflow import MIN_PLAUSIBLE_WINDOW, stated_window
 from hermes_core.compression.rate import CompactionRate
 from hermes_core.compression.result import CompressionEvent, CompressionResult, EventSink
-from hermes_core.compression.schedule import MIN_CUT, CarryCost, first_account, one_off_cost
 from hermes_core.config.settings import Settings
 from hermes_core.errors import ConfigError
 from hermes_core.tokens import REPLY_PRIMING, RunningTokenCount, get_counter, message_tokens
@@ -83,10 +82,10 @@ class CompressionTrigger:
         self._active_at: float | None = None  # clock of the last observe/compress
         self.carry = self._first_carry()  # the cost schedule's account (compression/schedule.py)
 
-    def _first_carry(self) -> CarryCost:
+    def _first_carry(self) -> schedule.CarryCost:
         comp, window = self.settings.compression, self.context_length
         tail = policy.configured_tail_budget(comp, self.threshold_tokens, window)
-        return first_account(comp.cached_price, tail, policy.summary_budget(window))
+        return schedule.first_account(comp.cached_price, tail, policy.summary_budget(window))
 
     def _new_running(self, ratio: float = 1.0, samples: int = 0) -> RunningTokenCount:
         image = self.settings.compression.image_tokens
@@ -149,6 +148,11 @@ class CompressionTrigger:
         too long, so there automatic compaction runs (docs/undo.md)."""
         self.nothing_to_compress(tokens)
         self._undo_hold = True
+
+    @property
+    def early_due(self) -> bool:
+        """The last yes was the cost schedule's (a host then passes ``optional=True``)."""
+        return self._early_go
 
     def window_edge(self) -> int:
         """The prompt size at which a request is about to stop fitting the window (less the
@@ -260,23 +264,19 @@ class CompressionTrigger:
     def _note_list(self, messages: Sequence[Any], tokens: int) -> None:
         """The cost schedule's view of a list handed in (a request when it grew)."""
         self.carry.note_list(len(messages), tokens)
-        if self.carry.estimated and messages:
-            first = messages[0]
-            system = isinstance(first, Mapping) and first.get("role") in ("system", "developer")
-            self.carry.note_prefix(
-                int(self._cost(first) * self.running.correction_ratio) if system else 0
-            )
+        if self.carry.estimated:
+            ratio = self.running.correction_ratio
+            self.carry.note_prefix(int(schedule.system_tokens(messages, self._cost) * ratio))
 
     def _new_cycle(self, result: CompressionResult) -> None:
         """Start the cost schedule's next cycle from what this compaction left and cost."""
         ratio = self.running.correction_ratio
         after = int(result.tokens_after * ratio)
-        first = result.messages[0] if result.messages else None
-        cached = self._cost(first) if first and first.get("role") in ("system", "developer") else 0
+        cached = schedule.system_tokens(result.messages, self._cost)
         usage = result.stats.get("summarizer_usage") or {}
         output = usage.get("completion_tokens") or 0
         rate = self.settings.compression.cached_price
-        cost = one_off_cost(after, int(cached * ratio), output, rate)
+        cost = schedule.one_off_cost(after, int(cached * ratio), output, rate)
         summary = result.status == "compressed"
         self.carry.compacted(after, cost, len(result.messages), summary=summary)
 
@@ -373,7 +373,7 @@ class CompressionTrigger:
         nothing += [self.window_edge()] if self._undo_hold else []
         proactive = self.settings.compression.proactive_prune_tokens  # 0: off
         marks = [trigger, max(1, trigger // 2), *nothing, *([proactive] if proactive else [])]
-        marks.append(int(MIN_CUT * self.carry.base))  # the cost schedule's earliest point
+        marks.append(int(schedule.MIN_CUT * self.carry.base))  # the cost schedule's earliest point
         tokens = costs.clear_of(marks, lambda t: int(ratio * t + 0.5), REPLY_PRIMING)
         self._sent, self.last_prompt_tokens = (source, len(source)), tokens
         self._note_list(source, tokens)

@@ -92,15 +92,19 @@ class CompactionSteps:
         focus: str | None = None,
         memory_context: str = "",
         prompt_tokens: int | None = None,
+        optional: bool = False,
     ) -> list[Message]:
         """For a host that decides *when* itself and hands over its list (hermes-agent's
         ``compress()``): take the list in, compact now when due (``force``: at once, past the
         guard's cooldowns) keeping ``focus`` and ``memory_context`` in the summary, commit to
         the store, and return the active transcript (copies). ``prompt_tokens``: the host's
-        real count of the request this list made, which anchors the trigger."""
+        real count of the request this list made, which anchors the trigger. ``optional``:
+        now, as the early compaction the cost schedule said was due (dropped, the list kept,
+        if it cuts little: compression/early.py)."""
         with self._lock:
             self._check_open()
             check_flag("force", force)
+            check_flag("optional", optional)
             for name, value in (("focus", focus), ("memory_context", memory_context)):
                 if value is not None and not isinstance(value, str):
                     raise InvalidArgument(
@@ -110,7 +114,8 @@ class CompactionSteps:
             real = prompt_tokens if isinstance(prompt_tokens, int) else 0
             if real > 0 and not isinstance(prompt_tokens, bool):
                 self.compressor.update_from_usage({"prompt_tokens": real}, self.view.sent)
-            self._compress_when_due(force=force, guidance=Guidance(focus, memory_context))
+            guidance = Guidance(focus, memory_context)
+            self._compress_when_due(force=force, guidance=guidance, optional=optional)
             self._save_state()
             return [dict(m) for m in self.view.sent]
 
@@ -127,8 +132,10 @@ class CompactionSteps:
             self._save_state()
             return [dict(m) for m in self.view.sent]
 
-    def _compress_when_due(self, *, force: bool = False, guidance: Guidance | None = None) -> None:
-        if not force:
+    def _compress_when_due(
+        self, *, force: bool = False, guidance: Guidance | None = None, optional: bool = False
+    ) -> None:
+        if not force and not optional:
             tokens = self.compressor.observe(self.view.sent)
             go, _why = self.compressor.should_compress(tokens)
             if not go:
@@ -136,7 +143,7 @@ class CompactionSteps:
         before = self.compressor.export_state()
         refs = self._archive_refs(self.view.seqs)
         result = self.compressor.compress(
-            self.view.sent, force=force, guidance=guidance, references=refs
+            self.view.sent, force=force, guidance=guidance, references=refs, optional=optional
         )
         forms = list(result.messages)
         changed = result.status in ("compressed", "pruned")

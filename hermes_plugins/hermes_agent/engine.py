@@ -74,6 +74,10 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
         self._model = ""
         self._holder = f"engine-{id(self)}"
         self._overhead = 0  # the host's tokens beside the messages: system prompt, tools
+        self._overhead_known = False  # learned at the first compress
+        self._early_pending = (
+            False  # the last decision was the cost schedule's, before the threshold
+        )
         self._user: str | None = None  # the agent's user, kept across its session ids
         self._fresh = True  # the bound id starts a conversation (not a compaction's child)
         self._platform = ""
@@ -208,6 +212,7 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
             )
             self.last_prompt_tokens, self.last_completion_tokens = prompt, completion
             self.last_real_prompt_tokens = prompt
+            self._early_pending = False  # a request went through: that decision is stale
             if self._session is not None and prompt > 0:
                 # judges our last compaction (the anti-thrash guard waits for this figure), in
                 # the units our count has: the messages, without hermes-agent's system prompt
@@ -224,9 +229,20 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
             session = self._need("should_compress")
             given = _count(prompt_tokens, "prompt_tokens", sentinel=True)
             tokens = given or max(self.last_prompt_tokens, 0)
-            return session.compressor.should_compress(tokens)[0]
+            return self._decide(session, tokens)
 
         return guarded("should_compress", False, decide)
+
+    def _decide(self, session: Any, tokens: int) -> bool:
+        """Our trigger's verdict on the whole prompt. An early one (the cost schedule's) only
+        once hermes-agent's own prompt and tools are measured (at the first compaction): the
+        schedule weighs the messages alone; then ``compress`` runs it as optional."""
+        go = bool(session.compressor.should_compress(tokens)[0])
+        early = go and session.compressor.early_due
+        if early and not self._overhead_known:
+            return False
+        self._early_pending = early
+        return go
 
     def should_compress_preflight(self, messages: list[dict[str, Any]]) -> bool:
         def decide() -> bool:
@@ -234,7 +250,7 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
             if not isinstance(messages, list):
                 raise HermesError(f"messages must be a list, got {type(messages).__name__}")
             tokens = session.compressor.count(messages) + self._overhead  # + prompt, tools
-            return session.compressor.should_compress(tokens)[0]
+            return self._decide(session, tokens)
 
         return guarded("should_compress_preflight", False, decide)
 
@@ -282,13 +298,15 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
             if tokens > 0:
                 self._overhead = max(0, tokens - session.compressor.count(messages_in))
                 # the cost schedule weighs the messages: should_compress gets the whole prompt
-                session.compressor.carry.fixed = self._overhead
+                session.compressor.carry.fixed, self._overhead_known = self._overhead, True
+            optional, self._early_pending = self._early_pending, False
             before = self._committed()
             # the decision was ours already (should_compress: threshold and anti-thrash
             # guard) or the user's (/compress): compact now, whatever the count says
             out = session.compact(
                 messages_in,
-                force=True,
+                force=not optional,
+                optional=optional,
                 focus=focus_topic,
                 memory_context=memory_context if isinstance(memory_context, str) else "",
                 prompt_tokens=tokens - self._overhead if tokens > 0 else None,

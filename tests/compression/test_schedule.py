@@ -326,3 +326,20 @@ def test_an_early_compaction_that_cuts_too_little_leaves_no_trace() -> None:
         messages += _turn(n)
         n += 1
     assert compressor.compress(messages).status in ("compressed", "pruned")
+
+
+def test_an_optional_compaction_runs_now_and_is_dropped_if_it_cuts_little() -> None:
+    """``compress(optional=True)``: a host that runs the early compaction itself
+    (hermes-agent) gets it now, under the threshold, kept only when it cuts."""
+    compressor = _compressor({})
+    system = {"role": "system", "content": "house rules " * 5_000}
+    guard = compressor.guard.to_dict()
+    result = compressor.compress([system, *_turn(1), *_turn(2)], optional=True)
+    assert result.status == "unchanged" and "early compaction" in str(result.reason)
+    assert compressor.guard.to_dict() == guard
+    messages: list[Message] = [{"role": "system", "content": "You are terse."}]
+    for n in range(1, 30):
+        messages += _turn(n)
+    assert compressor.count(messages) < compressor.threshold_tokens
+    assert compressor.compress(messages).status == "unchanged"  # not due on its own
+    assert compressor.compress(messages, optional=True).status in ("compressed", "pruned")

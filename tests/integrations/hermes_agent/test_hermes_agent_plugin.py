@@ -312,3 +312,37 @@ def test_the_engine_compacts_a_list_with_a_broken_pair(home: Path) -> None:
     import hermes_core as hc
 
     assert hc.validate_messages(out) == []
+
+
+def test_an_early_decision_waits_for_the_overhead_and_compacts_as_optional(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cost schedule weighs the messages alone: until hermes-agent's own prompt and tools
+    are measured (at the first compaction) it takes no early decision; after, the compaction
+    it asked for runs as optional (dropped if it cuts little), not forced."""
+    _memory, engine = started("chat-early", "dana")
+    session = engine._need("test")
+    compressor = session.compressor
+    messages = long_chat()
+    tokens = compressor.count(messages) + 4_000  # hermes-agent's prompt and tools besides
+    assert tokens < compressor.threshold_tokens
+
+    def due() -> None:  # an account that says "due" for any prompt twice a tiny landing
+        carry = compressor.carry
+        carry.after = carry.summary_after = 100
+        carry.estimated, carry.miss, carry.summariser = False, 0.0, 0.0
+
+    due()
+    assert engine.should_compress(tokens) is False and compressor.early_due
+    engine.compress(messages, current_tokens=tokens, force=True)  # the user's /compress
+    assert compressor.carry.fixed == 4_000
+    due()
+    calls: list[dict[str, Any]] = []
+    real = session.compact
+    monkeypatch.setattr(session, "compact", lambda *a, **k: calls.append(k) or real(*a, **k))
+    grown = engine._need("test").view.sent + long_chat(10)
+    assert engine.should_compress(compressor.count(grown) + 4_000) is True
+    engine.compress(grown, current_tokens=compressor.count(grown) + 4_000)
+    assert calls[-1]["optional"] is True and calls[-1]["force"] is False
+    engine.compress(grown, current_tokens=compressor.count(grown) + 4_000, force=True)
+    assert calls[-1]["optional"] is False and calls[-1]["force"] is True  # no decision pending
