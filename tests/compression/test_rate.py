@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from manual_clock import Clock, text_turn
 
 from hermes_core.compression.engine import Compressor
 from hermes_core.compression.rate import HOUR_S, CompactionRate
@@ -20,20 +21,8 @@ Message = dict[str, Any]
 WINDOW = 32_000
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def _turn(n: int) -> list[Message]:
-    words = " ".join(f"step{n}-{k} edits src/mod{n}_{k}.py" for k in range(30))
-    return [
-        {"role": "user", "content": f"Request {n}: {words}"},
-        {"role": "assistant", "content": f"Done {n}. {words}"},
-    ]
+    return text_turn(n, "step{n}-{k} edits src/mod{n}_{k}.py", 30)
 
 
 class Conversation:

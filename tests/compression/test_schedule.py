@@ -9,6 +9,7 @@ import math
 from typing import Any
 
 import pytest
+from manual_clock import Clock, text_turn
 
 from hermes_core.compression import cache_cost, policy
 from hermes_core.compression.cache_cost import OUTPUT_PRICE
@@ -110,20 +111,8 @@ def test_a_damaged_saved_account_keeps_its_defaults(bad: object) -> None:
 # --------------------------------------------------------------------------- in a host loop
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def _turn(n: int) -> list[Message]:
-    words = " ".join(f"step{n}-{k} reads the notes again" for k in range(40))
-    return [
-        {"role": "user", "content": f"Request {n}: {words}"},
-        {"role": "assistant", "content": f"Done {n}. {words}"},
-    ]
+    return text_turn(n, "step{n}-{k} reads the notes again", 40)
 
 
 def _compressor(compression: dict[str, Any], clock: Clock | None = None) -> Compressor:
