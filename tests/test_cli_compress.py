@@ -68,10 +68,11 @@ def test_report_names_defaults_and_says_what_each_count_counts(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """No file set the threshold: the report says it is the default; pruning counts are
-    labelled as such, so "37" beside "no summary" is not read as 37 summaries (the 20% tail
-    of before the lean one: with it pruning alone bills less than a summary here)."""
+    labelled as such, so "37" beside "no summary" is not read as 37 summaries (the policy of
+    before issue 25, the 20% tail at the threshold's pace: with it pruning alone bills less
+    than a summary here)."""
     wide = tmp_path / "wide.yaml"
-    wide.write_text("compression:\n  tail_max_tokens: 0\n")
+    wide.write_text("compression:\n  tail_max_tokens: 0\n  schedule: threshold\n")
     out = str(tmp_path / "o.json")
     code, _out, err = run(capsys, "--config", str(wide), "compress", str(EXAMPLE), "--out", out)
     assert code == 0 and err.startswith("pruned: ")
