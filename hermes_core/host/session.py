@@ -121,6 +121,7 @@ class Session(UndoSteps, AbsorbSteps, AsyncTwins):
             compressor=self.compressor,
             hermes_home=host.home,
             emit=self._emit,
+            scan=lambda text: host.plugins.scan_threat(text, "context"),
         )
         self.skills = SessionSkills(
             host,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_core.config.settings import ReferencesSettings
 from hermes_core.references import expand_references
+from hermes_core.references.screen import Scan
 from hermes_core.transcript.messages import message_text
 
 if TYPE_CHECKING:
@@ -32,9 +33,11 @@ def with_references(
     count_tokens: Callable[[str], int],
     settings: ReferencesSettings,
     hermes_home: Path | None,
+    scan: Scan | None = None,
 ) -> tuple[Message, list[str]]:
     """``message`` with the attachment of its references appended (text content as text, a
-    list of parts gets one more text part), and the warnings to show the user."""
+    list of parts gets one more text part), and the warnings to show the user. ``scan``
+    screens every attached section (default: the built-in scanner, ``context`` scope)."""
     if not settings.enabled:
         return message, []
     expansion = expand_references(
@@ -44,6 +47,7 @@ def with_references(
         count_tokens=count_tokens,
         settings=settings,
         hermes_home=hermes_home,
+        scan=scan,
     )
     if not expansion.attached:
         return message, expansion.warnings
@@ -60,8 +64,9 @@ def with_references(
 
 class SessionReferences:
     """The references of one session: its workspace, the window its budget rules use (the
-    compressor's, which follows a model switch), and each warning as a ``reference_warning``
-    event."""
+    compressor's, which follows a model switch), the threat scanner every attachment passes
+    (the host's ``scan_threat`` hook in the ``context`` scope), and each warning as a
+    ``reference_warning`` event."""
 
     def __init__(
         self,
@@ -71,12 +76,14 @@ class SessionReferences:
         compressor: Compressor,
         hermes_home: Path | None,
         emit: Callable[[str, dict[str, Any]], None],
+        scan: Scan | None = None,
     ) -> None:
         self.workspace = workspace
         self.settings = settings
         self.compressor = compressor
         self.hermes_home = hermes_home
         self.emit = emit
+        self.scan = scan
 
     def attach(self, message: Message) -> Message:
         """The user's ``message`` with its attachment (the API copy)."""
@@ -87,6 +94,7 @@ class SessionReferences:
             count_tokens=self.compressor.counter.count_text,
             settings=self.settings,
             hermes_home=self.hermes_home,
+            scan=self.scan,
         )
         for warning in warnings:
             self.emit("reference_warning", {"warning": warning})

@@ -6,7 +6,9 @@ was refused or cut, ``--- Context Warnings ---`` (so the model knows what it did
 The same warnings come back in :attr:`Expansion.warnings` for the host to show.
 
 Rules (spec 40 §5): file, folder and git references need a workspace; every body is
-redacted before it is counted or attached (a secret in a file never reaches the model);
+redacted before it is counted or attached (a secret in a file never reaches the model), and
+threat-screened before it is attached (:mod:`hermes_core.references.screen`: a section that
+carries an injection is withheld with a warning, as recalled text is);
 the attachment may take 25% of the context window freely, more with a warning, and at 50%
 nothing is attached. One failing reference never stops the others: each becomes a warning,
 and an unexpected error refuses that reference (fail closed).
@@ -27,6 +29,7 @@ from hermes_core.references.git import run_git
 from hermes_core.references.parse import MAX_REFERENCES, Reference, find_references
 from hermes_core.references.paths import resolve_reference_path
 from hermes_core.references.refusal import Refused
+from hermes_core.references.screen import Scan, context_scan, flagged
 from hermes_core.references.sources import folder_listing, read_file_text
 from hermes_core.references.url import fetch_url
 
@@ -175,6 +178,32 @@ def _redacted(section: _Section, reference: Reference, warnings: list[str]) -> _
     return _Section(redact(section.label), body, section.language)
 
 
+def _screened(
+    pairs: list[tuple[Reference, _Section]], scan: Scan, warnings: list[str]
+) -> list[_Section]:
+    """The sections the threat scanner passes, read as the model reads them (label and
+    fenced body); each withheld one becomes a warning. Then all of them together, so an
+    order split over two attachments is caught too."""
+    kept: list[_Section] = []
+    for reference, section in pairs:
+        if ids := flagged(scan, _render([section])):
+            warnings.append(
+                f"{reference.raw} was not attached: its text matched the threat scanner "
+                f"({', '.join(ids)}), so it may carry instructions aimed at the model; read "
+                "it yourself, and paste the part you need if you trust it"
+            )
+        else:
+            kept.append(section)
+    if len(kept) > 1 and (ids := flagged(scan, _render(kept))):
+        warnings.append(
+            "nothing was attached: the references read together matched the threat scanner "
+            f"({', '.join(ids)}), so they may carry instructions aimed at the model; read "
+            "them yourself, and paste the parts you need if you trust them"
+        )
+        return []
+    return kept
+
+
 def _user_home(user_home: Path | None) -> Path:
     if user_home is not None:
         return user_home
@@ -194,6 +223,7 @@ def expand_references(
     user_home: Path | None = None,
     hermes_home: Path | None = None,
     resolver: Resolver | None = None,
+    scan: Scan | None = None,
 ) -> Expansion:
     """Expand the @-references of ``text`` (a user message) for its API copy.
 
@@ -201,7 +231,9 @@ def expand_references(
     refused); ``context_length`` the model's window in tokens, ``count_tokens`` the
     session's counter; ``user_home`` (default: the current user's) anchors ``~`` and the
     home rules of the deny list, ``hermes_home`` the ``$HERMES_HOME/.env`` rule;
-    ``resolver`` replaces the system's name lookup for ``@url:`` (tests).
+    ``resolver`` replaces the system's name lookup for ``@url:`` (tests); ``scan`` is the
+    threat scanner every attached section must pass (default: the built-in one in the
+    ``context`` scope; a session passes its ``scan_threat`` hook).
     """
     if not settings.enabled:
         return Expansion()
@@ -214,7 +246,7 @@ def expand_references(
         )
     home = _user_home(user_home)
     warnings: list[str] = []
-    sections: list[_Section] = []
+    pairs: list[tuple[Reference, _Section]] = []
     seen: set[tuple[str, str, tuple[int, int] | None]] = set()
     for reference in references[:MAX_REFERENCES]:
         key = (reference.kind, reference.target, reference.line_range)
@@ -240,14 +272,17 @@ def expand_references(
                 "reading it"
             )
             continue
-        sections.append(_redacted(section, reference, warnings))
+        pairs.append((reference, _redacted(section, reference, warnings)))
     if len(references) > MAX_REFERENCES:
         warnings.append(
             f"only the first {MAX_REFERENCES} references were expanded; "
             f"{len(references) - MAX_REFERENCES} more were left as text"
         )
-    body = _render(sections)
+    body = _render([section for _, section in pairs])
     tokens = count_tokens(body) if body else 0
+    if tokens and tokens < context_length * HARD_SHARE:  # screen only what may be attached
+        body = _render(_screened(pairs, scan or context_scan(), warnings))
+        tokens = count_tokens(body) if body else 0
     if tokens and tokens >= context_length * HARD_SHARE:
         warnings.append(
             f"nothing was attached: the references come to {tokens:,} tokens, half or more of "

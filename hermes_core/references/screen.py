@@ -1,0 +1,63 @@
+"""Threat screening of what an @-reference attaches, before the model reads it.
+
+Why: an attachment is text someone else may have written (a file of a cloned repository, a
+commit message, a web page), and it reaches the model beside the user's own words. Like
+recalled text and session excerpts, it is scanned in the ``context`` scope through the
+``scan_threat`` hook (the host passes every loaded scanner; alone, the built-in one), and
+text that matches is withheld with a warning instead of attached. Long text is read in
+overlapping windows, so no part of it goes unread (the scanner reads 64 KiB per call), and a
+scanner that raises counts as a finding: screening fails closed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from typing import Final
+
+from hermes_core.redact import redact
+from hermes_core.types import Finding
+
+__all__ = ["OVERLAP", "WINDOW", "Scan", "context_scan", "flagged", "windows"]
+
+log = logging.getLogger("hermes_context.references")
+
+Scan = Callable[[str], Sequence[Finding]]
+#: Characters one scanner call reads (under the scanner's cap of 65,536).
+WINDOW: Final = 56_000
+#: Characters consecutive windows share: a payload shorter than this lies whole in one.
+OVERLAP: Final = 8_000
+
+
+def context_scan() -> Scan:
+    """The built-in scanner in the ``context`` scope (a session passes the hook instead)."""
+    from hermes_core.threats import scan
+
+    return lambda text: scan(text, "context")
+
+
+def windows(text: str) -> Iterator[str]:
+    """``text`` in pieces of at most :data:`WINDOW` characters overlapping by :data:`OVERLAP`."""
+    start = 0
+    while True:
+        yield text[start : start + WINDOW]
+        if start + WINDOW >= len(text):
+            return
+        start += WINDOW - OVERLAP
+
+
+def flagged(scan: Scan, text: str) -> list[str]:
+    """The pattern ids ``scan`` reports anywhere in ``text``, each once, in order found."""
+    ids: dict[str, None] = {}
+    for piece in windows(text):
+        try:
+            hits = list(scan(piece))
+        except Exception as exc:  # noqa: BLE001 - fail closed, whatever the scanner did
+            log.warning(
+                "the reference threat scan failed: %s: %s", type(exc).__name__, redact(str(exc))
+            )
+            hits = [
+                Finding("scanner_failed", "scanner", f"the scanner raised {type(exc).__name__}")
+            ]
+        ids.update(dict.fromkeys(hit.pattern_id for hit in hits))
+    return list(ids)
