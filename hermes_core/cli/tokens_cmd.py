@@ -17,6 +17,7 @@ from hermes_core.cli.formats_option import (
 )
 from hermes_core.cli.progress import Progress
 from hermes_core.cli.text import count
+from hermes_core.errors import InvalidMessages
 
 if TYPE_CHECKING:
     from hermes_core.tokens.costs import MessageCostCache
@@ -108,8 +109,11 @@ def _counted(
     if not all(isinstance(m, Mapping) for m in messages):
         return cache
     progress.phase("counting tokens", total=len(messages), unit="messages")
-    for message in messages:
-        cache.measure(message, counter, image_tokens)
+    for index, message in enumerate(messages):
+        try:
+            cache.measure(message, counter, image_tokens)
+        except InvalidMessages as exc:  # say which message, as `validate` does
+            raise InvalidMessages(f"message {index}: {exc}", exc.problems) from None
         progress.advance()
     return cache
 

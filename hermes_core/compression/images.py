@@ -16,6 +16,7 @@ from typing import Any, Final, cast
 
 from hermes_core.compression.in_flight import in_flight_start
 from hermes_core.transcript.messages import is_real_user_message
+from hermes_core.transcript.parts import part_type
 
 __all__ = [
     "IMAGE_NOTE",
@@ -32,7 +33,7 @@ IMAGE_PART_TYPES: Final = frozenset({"image_url", "input_image", "image"})
 
 
 def _is_image_part(part: object) -> bool:
-    if not isinstance(part, dict) or part.get("type") not in IMAGE_PART_TYPES:
+    if not isinstance(part, dict) or part_type(part) not in IMAGE_PART_TYPES:
         return False
     if part["type"] != "image_url":
         return True

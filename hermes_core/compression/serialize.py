@@ -14,6 +14,7 @@ from typing import Any
 
 from hermes_core.redact import redact
 from hermes_core.transcript.messages import tool_name_for_results
+from hermes_core.transcript.parts import part_type
 
 __all__ = [
     "MAX_SUMMARY_INPUT_CHARS",
@@ -88,7 +89,7 @@ def _part_text(part: object) -> str:
         return part
     if not isinstance(part, Mapping):
         return ""
-    kind = part.get("type")
+    kind = part_type(part)
     if kind == "text" and isinstance(part.get("text"), str):
         text: str = part["text"]
         return text

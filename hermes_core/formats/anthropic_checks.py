@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
-from hermes_core.transcript.validation import kind_of
+from hermes_core.transcript.parts import kind_of, type_problem
 
 __all__ = ["FIRST_NOT_USER", "NO_MESSAGES", "anthropic_problems", "split_anthropic"]
 
@@ -73,6 +73,8 @@ def _block_problem(block: object, where: str, role: str) -> str | None:
     if not isinstance(block, dict):
         example = '{"type": "text", "text": "..."}'
         return f"{where} must be a block object like {example}, got {kind_of(block)}"
+    if problem := type_problem(block, where):
+        return problem
     kind = block.get("type")
     if not isinstance(kind, str) or not kind:
         return f'{where} has no "type" (a string such as "text", "tool_use" or "tool_result")'

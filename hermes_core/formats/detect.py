@@ -15,6 +15,7 @@ from typing import Any, Final, cast
 from hermes_core.errors import InvalidMessages
 from hermes_core.formats.model import FORMATS, Format
 from hermes_core.transcript.objects import plain_payload
+from hermes_core.transcript.parts import part_type
 
 __all__ = ["detect"]
 
@@ -38,7 +39,7 @@ _RESPONSES_PARTS: Final = frozenset({"input_text", "output_text", "input_image",
 
 
 def _part_vote(part: Any) -> frozenset[str]:
-    kind = part.get("type") if isinstance(part, dict) else None
+    kind = part_type(part)  # a list or object as "type" would break the set lookups
     if kind in _OPENAI_PARTS:
         return frozenset({"openai"})
     if kind in _ANTHROPIC_BLOCKS:

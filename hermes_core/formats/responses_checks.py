@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final
 
-from hermes_core.transcript.validation import kind_of
+from hermes_core.transcript.parts import kind_of, type_problem
 
 __all__ = ["ASSISTANT_SIDE", "item_kind", "responses_problems", "split_responses"]
 
@@ -80,6 +80,8 @@ def _item_problem(item: Any) -> str | None:
         content = item.get("content")
         if isinstance(content, list):
             for k, part in enumerate(content):
+                if problem := type_problem(part, f"content[{k}]"):
+                    return problem
                 if not isinstance(part, dict) or not isinstance(part.get("type"), str):
                     return f'content[{k}] must be a part object with a "type"'
                 if part["type"] in ("input_text", "output_text") and not isinstance(

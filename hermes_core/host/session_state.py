@@ -16,6 +16,7 @@ from typing import Any, Final
 from hermes_core.errors import InvalidMessages, NotAMessage, SessionError
 from hermes_core.host.alignment import Mark
 from hermes_core.host.undo_history import History
+from hermes_core.transcript.parts import type_problem
 
 __all__ = [
     "MAX_ID_CHARS",
@@ -124,7 +125,9 @@ def check_messages(messages: object) -> list[Any]:
 
 def check_items(messages: list[Any], start: int = 0) -> list[dict[str, Any]]:
     """``messages[start:]`` as message dicts; :class:`NotAMessage` naming the first item that
-    is not a mapping (shape only: roles and pairing are the compressor's to check)."""
+    is not a mapping, :class:`InvalidMessages` naming a content part whose ``"type"`` is not
+    a string (no count could be made of it), before anything changes (shape only: roles and
+    pairing are the compressor's to check)."""
     out: list[dict[str, Any]] = []
     for index in range(start, len(messages)):
         message = messages[index]
@@ -133,6 +136,10 @@ def check_items(messages: list[Any], start: int = 0) -> list[dict[str, Any]]:
                 problem = f"message {index}: expected a dict, got {type(message).__name__}"
                 raise NotAMessage(problem, [problem])
             message = dict(message)
+        content = message.get("content")
+        for k, part in enumerate(content if isinstance(content, list) else ()):
+            if bad := type_problem(part, f"message {index}: content[{k}]"):
+                raise InvalidMessages(f"invalid transcript: {bad}", [bad])
         out.append(message)
     return out
 

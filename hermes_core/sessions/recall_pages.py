@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from hermes_core.redact import redact
+from hermes_core.transcript.parts import part_type
 from hermes_core.types import Finding
 
 __all__ = [
@@ -72,7 +73,7 @@ def segments(message: Mapping[str, Any], ref: str) -> list[Segment]:
     content = message.get("content")
     if isinstance(content, list):
         for i, part in enumerate(content):
-            if isinstance(part, dict) and part.get("type") in _IMAGE_TYPES:
+            if isinstance(part, dict) and part_type(part) in _IMAGE_TYPES:
                 text = _image_text(part)
             elif isinstance(part, dict) and isinstance(part.get("text"), str):
                 text = part["text"]

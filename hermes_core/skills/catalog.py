@@ -161,7 +161,10 @@ def read_skill(location: Location) -> ParsedSkill | str:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         return f"SKILL.md is not valid UTF-8 (byte {exc.start}); convert it to UTF-8."
-    return parse_skill(text, expected_name=location.name)
+    try:
+        return parse_skill(text, expected_name=location.name)
+    except Exception as exc:  # noqa: BLE001 - one bad file must leave the rest working
+        return f"SKILL.md cannot be read: {type(exc).__name__}: {exc}"
 
 
 def linked_files(location: Location) -> dict[str, list[str]]:

@@ -146,6 +146,10 @@ def _load(yaml_text: str) -> dict[str, Any] | str:
         return f"the front matter is not valid YAML{where}: {problem}."
     except RecursionError:
         return "the front matter is nested too deeply; write plain key: value lines."
+    except (ValueError, ArithmeticError) as exc:
+        # a value YAML reads but cannot build: an impossible date (2024-02-30), a time
+        # zone past 24 hours; one hand-edited skill must not break every session
+        return f"the front matter holds a value YAML cannot read ({exc}); quote it or fix it."
     if data is None:
         data = {}
     if not isinstance(data, dict):

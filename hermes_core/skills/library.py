@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import logging
 import sys
 from pathlib import Path
 
@@ -53,6 +54,8 @@ from hermes_core.skills.pending import (
 from hermes_core.skills.screening import Scan, blocked_message, default_scan, findings
 
 __all__ = ["SkillLibrary"]
+
+log = logging.getLogger("hermes_context.skills")
 
 
 class SkillLibrary:
@@ -216,9 +219,12 @@ class SkillLibrary:
         """The system-prompt block (see :func:`render_index`); "" when there are no skills
         or the folder cannot be read. A host freezes it at session start."""
         try:
-            skills = self.list()
-        except SkillError:
+            skills, problems = self.scan_all()
+        except SkillError as exc:
+            log.warning("the skills index is empty: %s", exc)
             return ""
+        for problem in problems:
+            log.warning("skill %s left out of the index: %s", problem.path, problem.reason)
         return render_index(skills, self.safe_description, platform)
 
     def safe_description(self, skill: SkillMeta) -> str:

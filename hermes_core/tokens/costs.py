@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from hermes_core.errors import InvalidArgument, InvalidMessages, NotAMessage
 from hermes_core.transcript.objects import as_message_list
+from hermes_core.transcript.parts import counted_type
 from hermes_core.transcript.validation import MAX_NESTING
 
 if TYPE_CHECKING:
@@ -183,14 +184,14 @@ def _content_cost(content: Any, counter: TokenCounter, image_tokens: int) -> tup
     if not isinstance(content, list):
         return counter.count_text(_as_text(content)), 0
     tokens = images = 0
-    for part in content:
+    for k, part in enumerate(content):
         if isinstance(part, str):
             tokens += counter.count_text(part)
             continue
         if not isinstance(part, Mapping):
             tokens += counter.count_text(_as_text(part))
             continue
-        kind = part.get("type")
+        kind = counted_type(part, f"content[{k}]")
         if kind in _TEXT_PARTS and isinstance(part.get("text"), str):
             tokens += counter.count_text(part["text"])
         elif kind in _IMAGE_PARTS:

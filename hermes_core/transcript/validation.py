@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from hermes_core.transcript.objects import as_message_list
+from hermes_core.transcript.parts import kind_of, type_problem
 
 __all__ = [
     "KNOWN_ROLES",
@@ -33,23 +34,6 @@ _KNOWN_TEXT: Final = ", ".join(KNOWN_ROLES)
 MAX_NESTING: Final = 64
 # Fields that make an assistant message meaningful even without content.
 _ASSISTANT_PAYLOADS: Final = ("tool_calls", "refusal", "function_call", "audio")
-
-
-def kind_of(value: object) -> str:
-    """Name a value's type the way a reader of the JSON file sees it."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return f"a {type(value).__name__}"
 
 
 def nesting_exceeds(value: object, limit: int = MAX_NESTING) -> bool:
@@ -101,6 +85,8 @@ def _part_problem(part: object, k: int) -> str | None:
         return (
             f'{where} must be an object like {{"type": "text", "text": "..."}}, got {kind_of(part)}'
         )
+    if problem := type_problem(part, where):
+        return problem
     kind = part.get("type")
     if not isinstance(kind, str) or not kind:
         return f'{where} has no "type" (a string such as "text" or "image_url")'

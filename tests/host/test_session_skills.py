@@ -148,3 +148,26 @@ def test_a_skill_review_after_enough_tool_iterations_can_create_a_skill(
         assert offered == ["skill_manage"]
         assert (tmp_path / "skills" / "read-modules" / "SKILL.md").exists()
         session.close()
+
+
+def test_one_skill_with_an_impossible_date_does_not_break_the_system_prompt(
+    tmp_path: Path,
+) -> None:
+    bad = tmp_path / "skills" / "broken" / "SKILL.md"
+    bad.parent.mkdir(parents=True)
+    bad.write_text(
+        SKILL.replace("deploy-staging", "broken").replace("---\n#", "created: 2024-02-30\n---\n#")
+    )
+    good = tmp_path / "skills" / "deploy-staging" / "SKILL.md"
+    good.parent.mkdir(parents=True)
+    good.write_text(SKILL)
+    with make_hermes(tmp_path) as host:
+        session = host.session("s1")
+        prompt = session.system_prompt("base")
+        assert "deploy-staging: Use when deploying" in prompt and "broken" not in prompt
+        listed = manage(session, action="list")
+        assert [s["name"] for s in listed["skills"]] == ["deploy-staging"]
+        assert listed["skipped"][0]["path"] == "broken"
+        viewed = manage(session, action="view", name="broken")
+        assert "YAML cannot read" in viewed["problem"]
+        session.close()

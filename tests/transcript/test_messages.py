@@ -335,7 +335,7 @@ def test_tool_message_with_null_content_is_valid() -> None:
         ({"type": "text", "text": "x"}, "got an object"),
         (["plain"], "content[0] must be an object"),
         ([{"text": "x"}], 'content[0] has no "type"'),
-        ([{"type": 3, "text": "x"}], 'content[0] has no "type"'),
+        ([{"type": 3, "text": "x"}], 'content[0] has a "type" that is a number'),
         ([{"type": "text"}], 'content[0] is a text part without a string "text"'),
         ([{"type": "text", "text": None}], "without a string"),
         ([{"type": "image_url"}], "content[0] is an image_url part without"),
