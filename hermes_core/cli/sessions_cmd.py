@@ -5,13 +5,17 @@ Every command acts as one user (``--user ID``; default: the anonymous principal 
 single-user home). A session of another user is "no such session" (exit 1), exactly like a
 session that does not exist: the command line never shows, nor confirms, what it would not
 let that user search.
+
+Stored text is whatever a user, a model or a tool wrote, terminal escapes included: every
+human-readable line here is printed through :mod:`hermes_core.cli.escaped` (controls and bidi
+overrides shown as ``\\x1b``, ``\\u202e``), and JSON through its :func:`json_text` (exact
+data, no live control).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -27,6 +31,7 @@ from hermes_core.cli.common import (
     open_host,
     table,
 )
+from hermes_core.cli.escaped import err, escaped_errors, json_text, one_line, say, visible
 from hermes_core.cli.sessions_restore import register_restore
 from hermes_core.cli.text import count
 from hermes_core.errors import TranscriptError
@@ -53,26 +58,26 @@ def register(
     listing = actions.add_parser("list", parents=[common, who], help="newest sessions first")
     listing.add_argument("--limit", type=_positive, default=50, metavar="N", help="default 50")
     listing.add_argument("--json", action="store_true", help="print JSON")
-    listing.set_defaults(handler=run_list)
+    listing.set_defaults(handler=escaped_errors(run_list))
 
     show = actions.add_parser("show", parents=[common, who], help="print a session's messages")
     show.add_argument("session_id", metavar="ID")
     show.add_argument("--all", action="store_true", help="archived (compacted) rows too")
     show.add_argument("--json", action="store_true", help="print JSON")
-    show.set_defaults(handler=run_show)
+    show.set_defaults(handler=escaped_errors(run_show))
 
     search = actions.add_parser("search", parents=[common, who], help="full-text search")
     search.add_argument("query", metavar="QUERY", help="words to look for (any text is safe)")
     search.add_argument("--limit", type=_positive, default=10, metavar="N", help="default 10")
     search.add_argument("--json", action="store_true", help="print JSON")
-    search.set_defaults(handler=run_search)
+    search.set_defaults(handler=escaped_errors(run_search))
 
     export = actions.add_parser("export", parents=[common, who], help="write a transcript")
     export.add_argument("session_id", metavar="ID")
     export.add_argument("--format", choices=FORMATS, default=None, help="default: json")
     export.add_argument("--out", metavar="FILE", help="write here (default stdout)")
     export.add_argument("--json", action="store_true", help="the same as --format json")
-    export.set_defaults(handler=run_export)
+    export.set_defaults(handler=escaped_errors(run_export))
 
     register_restore(actions, [common, who])
 
@@ -128,23 +133,23 @@ def run_list(args: argparse.Namespace) -> int:
     with _store(args) as store:
         records = store.list_sessions(user_id=args.user, limit=args.limit)
     if args.json:
-        print(json.dumps([record_json(r) for r in records], indent=2, ensure_ascii=False))
+        print(json_text([record_json(r) for r in records]))
         return EXIT_OK
     if not records:
-        print(f"no sessions{_as_user(args.user)}", file=sys.stderr)
+        err(f"no sessions{_as_user(args.user)}")
         return EXIT_OK
     rows = [
         (
-            r.id,
+            one_line(r.id),
             _when(r.started_at),
-            r.end_reason or ("-" if r.ended_at is None else "ended"),
-            r.model or "-",
-            r.parent_session_id or "-",
-            _one_line(r.title or "", 40) or "-",
+            one_line(r.end_reason or ("-" if r.ended_at is None else "ended")),
+            one_line(r.model or "-"),
+            one_line(r.parent_session_id or "-"),
+            one_line(r.title or "", 40) or "-",
         )
         for r in records
     ]
-    print(table(("id", "started", "ended", "model", "parent", "title"), rows))
+    say(table(("id", "started", "ended", "model", "parent", "title"), rows))
     return EXIT_OK
 
 
@@ -154,23 +159,24 @@ def run_show(args: argparse.Namespace) -> int:
         rows = store.messages(record.id, include_archived=args.all)
     if args.json:
         document = {"session": record_json(record), "messages": [_row_json(m) for m in rows]}
-        print(json.dumps(document, indent=2, ensure_ascii=False))
+        print(json_text(document))
         return EXIT_OK
-    print(_header(record, rows, archived_shown=args.all))
+    say(_header(record, rows, archived_shown=args.all))
     for row in rows:
         mark = "" if row.active else " [archived]"
-        print(f"\n#{row.seq} {row.message.get('role', '?')}{mark}")
-        print(_body(row.message))
+        say(f"\n#{row.seq} {one_line(row.message.get('role', '?'))}{mark}")
+        say(_body(row.message))
     return EXIT_OK
 
 
 def _header(record: SessionRecord, rows: Sequence[StoredMessage], *, archived_shown: bool) -> str:
     active = sum(1 for r in rows if r.active)
     lines = [
-        f"session {record.id}" + (f": {record.title}" if record.title else ""),
+        f"session {one_line(record.id)}" + (f": {one_line(record.title)}" if record.title else ""),
         f"  started {_when(record.started_at)}, ended {_when(record.ended_at)}"
-        + (f" ({record.end_reason})" if record.end_reason else ""),
-        f"  model {record.model or '-'}; parent {record.parent_session_id or '-'}",
+        + (f" ({one_line(record.end_reason)})" if record.end_reason else ""),
+        f"  model {one_line(record.model or '-')}; "
+        f"parent {one_line(record.parent_session_id or '-')}",
         f"  {count(active, 'active message')}"
         + (f", {len(rows) - active:,} archived" if archived_shown else " (--all adds archived)"),
     ]
@@ -178,17 +184,19 @@ def _header(record: SessionRecord, rows: Sequence[StoredMessage], *, archived_sh
 
 
 def _body(message: Mapping[str, Any]) -> str:
+    """The message as people read it, every control escaped (newlines kept)."""
     parts = []
     text = message_text(message)
     if text:
-        parts.append(text)
+        parts.append(visible(text))
     elif message.get("content") is not None and not isinstance(message.get("content"), str):
-        parts.append(json.dumps(message.get("content"), ensure_ascii=False))
+        parts.append(json_text(message.get("content"), indent=None))
     calls = message.get("tool_calls")
     for call in calls if isinstance(calls, list) else ():
         function = call.get("function") if isinstance(call, Mapping) else None
         if isinstance(function, Mapping):
-            parts.append(f"-> {function.get('name')}({_one_line(str(function.get('arguments')))})")
+            name, arguments = function.get("name"), function.get("arguments")
+            parts.append(f"-> {one_line(name)}({one_line(arguments, 200)})")
     return "\n".join(parts) if parts else "(no content)"
 
 
@@ -204,31 +212,26 @@ def _row_json(row: StoredMessage) -> dict[str, Any]:
     }
 
 
-def _one_line(text: str, width: int = 200) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
-
-
 def run_search(args: argparse.Namespace) -> int:
     with _store(args) as store:
         hits = store.search(args.query, user_id=args.user, limit=args.limit)
     if args.json:
-        print(json.dumps([_hit_json(h) for h in hits], indent=2, ensure_ascii=False))
+        print(json_text([_hit_json(h) for h in hits]))
         return EXIT_OK
     if not hits:
-        print(f"no matching sessions{_as_user(args.user)}", file=sys.stderr)
+        err(f"no matching sessions{_as_user(args.user)}")
         return EXIT_OK
     for n, hit in enumerate(hits):
         if n:
-            print()
-        title = f": {_one_line(hit.title, 60)}" if hit.title else ""
-        print(
-            f"{hit.session_id}{title}  ({_when(hit.started_at)}, "
+            say("")
+        title = f": {one_line(hit.title, 60)}" if hit.title else ""
+        say(
+            f"{one_line(hit.session_id)}{title}  ({_when(hit.started_at)}, "
             f"{count(hit.matches, 'matching message')})"
         )
         for line in hit.context:
             pointer = ">" if line.seq == hit.seq else " "
-            print(f"  {pointer} #{line.seq} {line.role}: {_one_line(line.text)}")
+            say(f"  {pointer} #{line.seq} {one_line(line.role)}: {one_line(line.text, 200)}")
     return EXIT_OK
 
 
@@ -261,7 +264,7 @@ def run_export(args: argparse.Namespace) -> int:
             Path(args.out).write_text(text, encoding="utf-8")
         except OSError as exc:
             raise CommandError(f"cannot write {args.out}: {exc.strerror or exc}") from None
-        print(f"wrote {count(len(messages), 'message')} to {args.out}", file=sys.stderr)
+        err(f"wrote {count(len(messages), 'message')} to {args.out}")
     else:
         sys.stdout.write(text)
     return EXIT_OK
@@ -278,23 +281,25 @@ def _export_format(args: argparse.Namespace) -> str:
 
 def render_export(record: SessionRecord, messages: list[dict[str, Any]], form: str) -> str:
     """The active transcript as ``json`` (``{"session", "messages"}``: the ``compress`` and
-    ``tokens`` commands read it), ``jsonl`` (a message a line) or ``md`` (for people)."""
+    ``tokens`` commands read it), ``jsonl`` (a message a line) or ``md`` (for people). JSON
+    keeps the exact data with no live control (:func:`json_text`); markdown shows stored
+    controls escaped, to a file as to the terminal (a file is read on a terminal too)."""
     if form == "json":
         document = {"session": record_json(record), "messages": messages}
-        return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        return json_text(document) + "\n"
     if form == "jsonl":
-        return "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages)
-    lines = [f"# Session {record.id}", ""]
+        return "".join(json_text(m, indent=None) + "\n" for m in messages)
+    lines = [f"# Session {one_line(record.id)}", ""]
     if record.title:
-        lines += [f"**{record.title}**", ""]
+        lines += [f"**{one_line(record.title)}**", ""]
     lines += [
         f"- started: {_when(record.started_at)}",
         f"- ended: {_when(record.ended_at)}"
-        + (f" ({record.end_reason})" if record.end_reason else ""),
-        f"- model: {record.model or '-'}",
+        + (f" ({one_line(record.end_reason)})" if record.end_reason else ""),
+        f"- model: {one_line(record.model or '-')}",
     ]
     if record.parent_session_id:
-        lines.append(f"- continues: {record.parent_session_id}")
+        lines.append(f"- continues: {one_line(record.parent_session_id)}")
     for message in messages:
-        lines += ["", f"## {message.get('role', '?')}", "", _body(message)]
+        lines += ["", f"## {one_line(message.get('role', '?'))}", "", _body(message)]
     return "\n".join(lines) + "\n"

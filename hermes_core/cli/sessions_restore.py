@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -26,6 +25,7 @@ from hermes_core.cli.common import (
     open_host,
     table,
 )
+from hermes_core.cli.escaped import escaped_errors, json_text, one_line, say
 from hermes_core.cli.text import count
 from hermes_core.compression.engine import Compressor
 from hermes_core.errors import SessionError
@@ -58,7 +58,7 @@ def register_restore(
     restore.add_argument("--compaction", type=_number, metavar="N", help="its number (see --list)")
     restore.add_argument("--list", action="store_true", help="list the compactions; change nothing")
     restore.add_argument("--json", action="store_true", help="print JSON")
-    restore.set_defaults(handler=run_restore)
+    restore.set_defaults(handler=escaped_errors(run_restore))
 
 
 @contextlib.contextmanager
@@ -116,16 +116,16 @@ def run_restore(args: argparse.Namespace) -> int:
         "abandoned": plan.abandon,
     }
     if args.json:
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        print(json_text(report))
         return EXIT_OK
     undone = ", ".join(str(n) for n in plan.undone)
-    print(
+    say(
         f"restored the transcript from before compaction {plan.record.n} of {args.session_id}: "
         f"{count(len(done.rows), 'message')} active in session {done.record.id} "
         f"({plan.appended:,} added after it follow); undone: {undone}"
     )
     if plan.abandon:
-        print(f"ended as 'undone' (not resumed any more): {', '.join(plan.abandon)}")
+        say(f"ended as 'undone' (not resumed any more): {', '.join(plan.abandon)}")
     return EXIT_OK
 
 
@@ -140,23 +140,23 @@ def _conversation(store: SessionStore, args: argparse.Namespace) -> SessionRecor
 def _print_history(state: SessionState, args: argparse.Namespace) -> int:
     records = state.history.records
     if args.json:
-        print(json.dumps([_record_json(r) for r in records], indent=2, ensure_ascii=False))
+        print(json_text([_record_json(r) for r in records]))
         return EXIT_OK
     if not records:
-        print(f"no compactions recorded for {args.session_id}")
+        say(f"no compactions recorded for {args.session_id}")
         return EXIT_OK
     rows = [
         (
             r.n,
             time.strftime("%Y-%m-%d %H:%M", time.localtime(r.at)),
-            r.session if r.into == r.session else f"{r.session} -> {r.into}",
+            one_line(r.session if r.into == r.session else f"{r.session} -> {r.into}"),
             f"{r.tokens_before:,} -> {r.tokens_after:,}",
-            r.summarizer or "-",
+            one_line(r.summarizer or "-"),
             _status(r),
         )
         for r in records
     ]
-    print(table(("n", "when", "session", "tokens", "summary", "status"), rows))
+    say(table(("n", "when", "session", "tokens", "summary", "status"), rows))
     return EXIT_OK
 
 

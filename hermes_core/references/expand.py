@@ -30,7 +30,7 @@ from hermes_core.references.parse import MAX_REFERENCES, Reference, find_referen
 from hermes_core.references.paths import resolve_reference_path
 from hermes_core.references.refusal import Refused
 from hermes_core.references.screen import Scan, context_scan, flagged
-from hermes_core.references.sources import folder_listing, read_file_text
+from hermes_core.references.sources import MAX_FILE_BYTES, folder_listing, read_file_text
 from hermes_core.references.url import fetch_url
 
 __all__ = [
@@ -161,10 +161,15 @@ def _section(
     if reference.kind == "folder":
         listing, _left_out = folder_listing(resolved, user_home=user_home, hermes_home=hermes_home)
         return _Section(f"@folder:{resolved.shown} (names and sizes, not contents)", listing)
-    text = read_file_text(resolved, reference.line_range)
+    read = read_file_text(resolved, reference.line_range)
+    if read.cut:
+        warnings.append(
+            f"{reference.raw}: only the first {MAX_FILE_BYTES // (1024 * 1024)} MiB of the "
+            "range were attached (a line that long is cut); name fewer or shorter lines"
+        )
     lines = reference.line_range
     label = f"@file:{resolved.shown}" + (f" (lines {lines[0]}-{lines[1]})" if lines else "")
-    return _Section(label, text, _LANGUAGES.get(resolved.real.suffix.lower(), ""))
+    return _Section(label, read.text, _LANGUAGES.get(resolved.real.suffix.lower(), ""))
 
 
 def _redacted(section: _Section, reference: Reference, warnings: list[str]) -> _Section:

@@ -2,16 +2,22 @@
 bounded listing of a folder (names and sizes, never contents).
 
 Both read only through :func:`~hermes_core.references.paths.open_inside`, after the guard.
-A file is read up to :data:`MAX_FILE_BYTES` (a line range may reach further into a larger
-file, scanning at most :data:`MAX_SCAN_BYTES`); a NUL byte in the first 8 KiB marks it binary
-and refuses it. A listing never follows a link, never descends into a sensitive folder or a
-tool cache (``.git``, ``node_modules``, ...), and leaves sensitive names out altogether.
+Every read goes in 64 KiB chunks, never a whole line at once (a file that is one 300 MB
+line must not cost 300 MB): a whole file is read up to :data:`MAX_FILE_BYTES`; a line range
+may reach further into a larger file, scanning at most :data:`MAX_SCAN_BYTES` and keeping at
+most :data:`MAX_FILE_BYTES` (longer, it is cut, and said so); any read stops after
+:data:`MAX_READ_SECONDS`. A NUL byte in the first 8 KiB marks a file binary and refuses it.
+A listing never follows a link, never descends into a sensitive folder or a tool cache
+(``.git``, ``node_modules``, ...), and leaves sensitive names out altogether.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -19,17 +25,27 @@ from hermes_core.references.paths import Resolved, open_inside
 from hermes_core.references.refusal import Refused
 from hermes_core.references.sensitive import sensitive_reason
 
-__all__ = ["MAX_FILE_BYTES", "MAX_LISTING", "folder_listing", "read_file_text"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "MAX_LISTING",
+    "MAX_READ_SECONDS",
+    "FileText",
+    "folder_listing",
+    "read_file_text",
+]
 
 #: A whole file larger than this is refused (name a line range instead).
 MAX_FILE_BYTES: Final = 4 * 1024 * 1024
-#: A line range reads at most this far into a file.
+#: A line range reads at most this far into a file (and keeps at most MAX_FILE_BYTES of it).
 MAX_SCAN_BYTES: Final = 64 * 1024 * 1024
+#: Reading one file stops after this long (a slow or hung file system).
+MAX_READ_SECONDS: Final = 10.0
 #: A folder listing names at most this many entries, at most this deep.
 MAX_LISTING: Final = 200
 MAX_DEPTH: Final = 4
 _SNIFF: Final = 8192
 _CHUNK: Final = 1 << 16
+_clock = time.monotonic  # replaced by tests
 _SKIPPED: Final = frozenset(
     {
         ".git",
@@ -60,6 +76,25 @@ def _binary(head: bytes, shown: str) -> None:
         )
 
 
+def _chunks(fd: int, shown: str) -> Iterator[bytes]:
+    """The file from its start in chunks of at most :data:`_CHUNK` bytes, checked for a NUL
+    byte in the first :data:`_SNIFF`; stops early (with :class:`Refused`) once reading has
+    taken :data:`MAX_READ_SECONDS` (a slow or hung file system). Never holds a whole line."""
+    deadline = _clock() + MAX_READ_SECONDS
+    head = b""
+    with os.fdopen(os.dup(fd), "rb", buffering=0) as handle:
+        while chunk := handle.read(_CHUNK):
+            if len(head) < _SNIFF:
+                head += chunk[: _SNIFF - len(head)]
+                _binary(head, shown)
+            yield chunk
+            if _clock() > deadline:
+                raise Refused(
+                    f"{shown}: reading took more than {MAX_READ_SECONDS:g} s and was stopped; "
+                    "name a smaller file or range"
+                )
+
+
 def _whole(fd: int, shown: str) -> bytes:
     size = os.fstat(fd).st_size
     if size > MAX_FILE_BYTES:
@@ -67,48 +102,70 @@ def _whole(fd: int, shown: str) -> bytes:
             f"{shown} is {size:,} bytes, over the {MAX_FILE_BYTES // (1024 * 1024)} MiB a "
             f"whole file may have; name the lines you need, as in @file:{shown}:1-200"
         )
-    with os.fdopen(os.dup(fd), "rb") as handle:
-        data = handle.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:  # it grew while being read
-        raise Refused(f"{shown} grew over {MAX_FILE_BYTES:,} bytes while it was read")
-    return data
+    data = bytearray()
+    for chunk in _chunks(fd, shown):
+        data += chunk
+        if len(data) > MAX_FILE_BYTES:  # it grew while being read
+            raise Refused(f"{shown} grew over {MAX_FILE_BYTES:,} bytes while it was read")
+    return bytes(data)
 
 
-def _lines(fd: int, first: int, last: int, shown: str) -> tuple[bytes, int]:
-    """Lines ``first``..``last`` (1-based) and the number of lines seen, reading no further
-    than needed (and at most :data:`MAX_SCAN_BYTES`)."""
-    kept: list[bytes] = []
-    number = 0
+def _lines(fd: int, first: int, last: int, shown: str) -> tuple[bytes, int, bool]:
+    """Lines ``first``..``last`` (1-based), the number of lines seen, and whether the text
+    was cut. Reads in chunks, never a whole line at once: at most :data:`MAX_SCAN_BYTES`
+    of the file, keeping at most :data:`MAX_FILE_BYTES` (a huge line is cut there)."""
+    kept = bytearray()
+    number = 1  # the line the next byte belongs to
     scanned = 0
-    with os.fdopen(os.dup(fd), "rb") as handle:
-        for line in handle:
-            number += 1
-            scanned += len(line)
-            if number == 1:
-                _binary(line, shown)
-            if number >= first:
-                kept.append(line)
-            if number >= last:
-                break
-            if scanned > MAX_SCAN_BYTES:
+    ends_line = True  # the last byte read ended a line (or nothing was read)
+    for chunk in _chunks(fd, shown):
+        if scanned >= MAX_SCAN_BYTES:  # and the file goes on
+            if number < first:
                 raise Refused(
-                    f"{shown}: line {last} lies more than {MAX_SCAN_BYTES // (1024 * 1024)} "
+                    f"{shown}: line {first} lies more than {MAX_SCAN_BYTES // (1024 * 1024)} "
                     "MiB into the file; name an earlier range"
                 )
-    return b"".join(kept), number
+            return bytes(kept), number, True
+        scanned += len(chunk)
+        ends_line = chunk.endswith(b"\n")
+        start = 0
+        while start < len(chunk):
+            newline = chunk.find(b"\n", start)
+            end = len(chunk) if newline < 0 else newline + 1
+            if number >= first:
+                room = MAX_FILE_BYTES - len(kept)
+                kept += chunk[start : start + min(end - start, room)]
+                if end - start > room:
+                    return bytes(kept), number, True
+            if newline < 0:
+                break
+            number += 1
+            start = end
+            if number > last:
+                return bytes(kept), last, False
+    return bytes(kept), number - 1 if ends_line else number, False
 
 
-def read_file_text(resolved: Resolved, line_range: tuple[int, int] | None) -> str:
+@dataclass(frozen=True)
+class FileText:
+    """What an ``@file:`` read attached: the text, and whether it was cut at the size
+    bound (so the caller can say so)."""
+
+    text: str
+    cut: bool = False
+
+
+def read_file_text(resolved: Resolved, line_range: tuple[int, int] | None) -> FileText:
     """The text of a checked file (or of its lines ``line_range``), decoded as UTF-8 (an
     invalid byte becomes U+FFFD); raises :class:`Refused` for a binary or oversized file,
-    or a range past the end."""
+    or a range past the end. A range is cut at :data:`MAX_FILE_BYTES` (``cut`` is true)."""
     fd = open_inside(resolved)
+    cut = False
     try:
         if line_range is None:
             data = _whole(fd, resolved.shown)
-            _binary(data, resolved.shown)
         else:
-            data, seen = _lines(fd, *line_range, resolved.shown)
+            data, seen, cut = _lines(fd, *line_range, resolved.shown)
             if seen < line_range[0]:
                 raise Refused(
                     f"{resolved.shown} has {seen} lines, so lines {line_range[0]}-"
@@ -116,7 +173,7 @@ def read_file_text(resolved: Resolved, line_range: tuple[int, int] | None) -> st
                 )
     finally:
         os.close(fd)
-    return data.decode("utf-8", "replace")
+    return FileText(data.decode("utf-8", "replace"), cut)
 
 
 def _entry_line(entry: os.DirEntry[str], depth: int) -> tuple[str, bool]:
