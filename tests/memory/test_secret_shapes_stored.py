@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from hermes_core.markers import hookimpl
 from hermes_core.memory.manager import MemoryManager
 from hermes_core.testing import make_host
 from hermes_core.types import SessionInfo, Turn
@@ -37,8 +38,6 @@ class _Recorder:
 
     def __init__(self) -> None:
         self.seen: list[Any] = []
-
-    from hermes_core.markers import hookimpl
 
     @hookimpl
     def memory_sync(self, turn: Turn, session: SessionInfo) -> None:
