@@ -14,14 +14,12 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from hermes_core.secret_vendors import START, VENDOR_SHAPES
+
 __all__ = ["AWS_SECRET_ID", "SECRET_PATTERNS"]
 
-#: Where a key shape may start: not after an ASCII letter, digit or "_". (``\b`` would also
-#: refuse a key glued to CJK text, ``密钥AKIA…``, since CJK characters are word characters.)
-#: Nor after "]", and a shape that must end before a letter must end before "[" too: a
-#: ``[REDACTED:...]`` label stands where a secret glued to this one stood, so redacting twice
-#: sees the same boundaries as redacting once.
-_START = r"(?<![A-Za-z0-9_\]])"
+#: Where a key shape may start (see :data:`hermes_core.secret_vendors.START`).
+_START = START
 
 # --- PEM private keys ------------------------------------------------------------------------
 # The whole block, BEGIN line through END line, when the END line comes within 7,000
@@ -197,6 +195,63 @@ _MYSQL = (
     rf"[ \t]{{1,5}}-p{_FLAG_VALUE.replace('{1,2000}', '{1,200}')}"
 )
 
+# --- Credentials in URLs -----------------------------------------------------------------------
+# ``user:password@`` after ``scheme://`` of any scheme (``redis://:pw@host``: the user may be
+# empty; ``mongodb+srv://``, ``amqp://``, ``ftp://``), also with JSON's escaped slashes
+# (``redis:\/\/:pw@host``). A password may hold a raw "@" (``:p@ss@host``): like
+# ``urllib.parse``, the credentials run to the last "@" before the host (at most 3 more "@").
+# Not our own label: ``scheme://[REDACTED:url_password]@host`` must not match again.
+_URL_PASSWORD = (
+    r"(?:(?<=://)|(?<=:\\/\\/))(?!\[REDACTED:)[^/\\\s:@]{0,200}:[^/\s@]{1,200}"
+    r"(?:@[^/\s@]{1,200}){0,3}(?=@)"
+)
+
+# --- Passwords given to other commands ----------------------------------------------------------
+# Like ``_MYSQL``: a command, up to 20 of its words (each taken whole), then its password
+# option: ``docker login -p X`` (and podman, buildah, skopeo, nerdctl, oras, helm registry,
+# crane auth), ``sshpass -p X``, ``redis-cli -a X``, ``ldapsearch -w X``, ``mongosh -p X``,
+# ``sqlcmd -P X``, ``zip -P X``, ``7z -pX``; ``curl -u user:X`` and ``smbclient -U user%X``
+# lose only the password. ``docker run -p 8080:80`` is a port: only ``login`` counts there.
+# The option found is the first (no word before it is the option) and no word is one of our
+# labels, so redacting twice finds what redacting once did.
+_CLI_WORD = r"(?=(?P<word>[^\s|;&<>\"'`\\]{1,200}))(?P=word)"
+_SHORT_VALUE = _FLAG_VALUE.replace("{1,2000}", "{1,200}")
+_SPACED, _ANY_SEP, _GLUED = r"[ \t]{1,5}(?!-)", r"(?:[ \t]{1,5}(?!-)|=)?", ""
+
+
+def _command_option(command: str, option: str, separator: str, value: str = _SHORT_VALUE) -> str:
+    return (
+        rf"(?<![A-Za-z0-9_.\]-])(?:{command})(?![A-Za-z0-9_-])"
+        rf"(?:[ \t]{{1,5}}(?!\[REDACTED:|(?:{option})(?![A-Za-z-])){_CLI_WORD}){{0,20}}"
+        rf"[ \t]{{1,5}}(?:{option}){separator}{value}"
+    )
+
+
+_USER_COLON = r"[\"']?[^\s:%\"'\\]{0,200}[:%](?!\[REDACTED:)(?P<secret_b>[^\s\"'\\]{1,200})"
+_COMMAND_PASSWORDS: Final = (
+    (
+        _command_option(
+            r"(?:docker|podman|buildah|skopeo|nerdctl|oras|helm[ \t]{1,5}registry"
+            r"|crane[ \t]{1,5}auth)[ \t]{1,5}login",
+            "-p",
+            _ANY_SEP,
+        ),
+        ("login",),
+    ),
+    (_command_option("sshpass", "-p", _ANY_SEP), ("sshpass",)),
+    (_command_option(r"(?:redis|valkey|keydb)-cli", "-a|--pass", _SPACED), ("-cli",)),
+    (_command_option(r"ldap[a-z]{2,8}", "-w", _SPACED), ("ldap",)),
+    (
+        _command_option(r"mongo(?:sh|dump|restore|export|import|stat|top|files)?", "-p", _SPACED),
+        ("mongo",),
+    ),
+    (_command_option(r"sqlcmd|bcp|osql", "-P", _ANY_SEP), ("sqlcmd", "bcp", "osql")),
+    (_command_option(r"(?:un)?zip", "-P", _SPACED), ("zip",)),
+    (_command_option(r"7z[az]?", "-p", _GLUED), ("7z",)),
+    (_command_option("curl", "-u|--user|-U|--proxy-user", _ANY_SEP, _USER_COLON), ("curl",)),
+    (_command_option("smbclient|rpcclient", "-U|--user", _ANY_SEP, _USER_COLON), ("client",)),
+)
+
 # --- Azure connection strings ----------------------------------------------------------------
 # ``DefaultEndpointsProtocol=https;AccountName=x;AccountKey=<base64>;EndpointSuffix=...`` and
 # Service Bus / Event Hubs ``SharedAccessKey=...``: the value up to the next ";".
@@ -270,65 +325,18 @@ _NETRC_GATE: Final = _Gate(patterns=(re.compile(r"password(?:[ \t\r\n]|\\[nrt])"
 _SHAPES: Final[tuple[tuple[str, str, _Gate], ...]] = (
     ("private_key", _PRIVATE_KEY, _literals("-----begin")),
     ("openai_key", _OPENAI_KEY, _literals("sk-")),
-    ("stripe_key", rf"{_START}[sr]k_(?:live|test)_[A-Za-z0-9]{{10,200}}", _literals("sk_", "rk_")),
-    ("stripe_webhook_secret", rf"{_START}whsec_[A-Za-z0-9]{{20,200}}", _literals("whsec_")),
-    (
-        "github_token",
-        rf"{_START}(?:gh[pousr]_[A-Za-z0-9]{{20,200}}|github_pat_[A-Za-z0-9_]{{20,200}})",
-        _literals("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-    ),
-    (
-        "aws_access_key",
-        rf"{_START}(?:AKIA|ASIA)[0-9A-Z]{{16}}(?![A-Za-z0-9_\[])",
-        _literals("akia", "asia"),
-    ),
-    (
-        "slack_token",
-        rf"{_START}xox[abprs]-[A-Za-z0-9-]{{10,200}}",
-        _literals("xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-"),
-    ),
-    (
-        "slack_webhook",
-        rf"(?:{_START}https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/"
-        r"[A-Za-z0-9_/-]{8,300}",
-        _literals("hooks.slack.com/"),
-    ),
-    ("google_api_key", rf"{_START}AIza[0-9A-Za-z_-]{{35}}", _literals("aiza")),
-    ("google_oauth_token", rf"{_START}ya29\.[0-9A-Za-z_-]{{20,2000}}", _literals("ya29.")),
-    ("huggingface_token", rf"{_START}hf_[A-Za-z0-9]{{30,200}}", _literals("hf_")),
-    ("npm_token", rf"{_START}npm_[A-Za-z0-9]{{36,200}}", _literals("npm_")),
-    (
-        "gitlab_token",
-        rf"{_START}gl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{{20,200}}",
-        _literals("glpat-", "gldt-", "glrt-", "glptt-"),
-    ),
-    (
-        "sendgrid_key",
-        rf"{_START}SG\.[A-Za-z0-9_-]{{16,64}}\.[A-Za-z0-9_-]{{16,128}}",
-        _literals("sg."),
-    ),
-    ("pypi_token", rf"{_START}pypi-AgE[A-Za-z0-9_-]{{50,400}}", _literals("pypi-age")),
-    ("digitalocean_token", rf"{_START}do[opr]_v1_[a-f0-9]{{64}}", _literals("_v1_")),
-    (
-        "shopify_token",
-        rf"{_START}shp(?:at|ss|ca|pa)_[a-fA-F0-9]{{32}}",
-        _literals("shpat_", "shpss_", "shpca_", "shppa_"),
-    ),
+    *((pattern_id, pattern, _literals(*gate)) for pattern_id, pattern, gate in VENDOR_SHAPES),
     (
         "jwt",
         rf"{_START}eyJ[A-Za-z0-9_-]{{8,2000}}\.eyJ[A-Za-z0-9_-]{{8,4000}}\.[A-Za-z0-9_-]{{0,2000}}",
         _literals("eyj"),
     ),
     ("bearer_token", rf"{_START}Bearer\s{{1,5}}[A-Za-z0-9._~+/=-]{{12,2000}}", _literals("bearer")),
-    # Not our own label: ``scheme://[REDACTED:url_password]@host`` must not match again.
-    (
-        "url_password",
-        r"(?<=://)(?!\[REDACTED:)[^/\s:@]{1,200}:[^/\s@]{1,200}(?=@)",
-        _literals("://"),
-    ),
+    ("url_password", _URL_PASSWORD, _literals("://", ":\\/\\/")),
     ("netrc_password", _NETRC, _NETRC_GATE),
     ("cli_password", _MYSQL, _literals("mysql", "mariadb")),
     ("cli_password", _PASSWORD_FLAG, _FLAG_GATE),
+    *(("cli_password", pattern, _literals(*gate)) for pattern, gate in _COMMAND_PASSWORDS),
     ("azure_key", _AZURE_KEY, _literals("accountkey", "sharedaccess")),
     ("secret_assignment", _SECRET_ASSIGNMENT, _NAME_GATE),
     ("secret_assignment", _PASSWORD_ASSIGNMENT, _PASSWORD_GATE),

@@ -25,6 +25,7 @@ FLOORS: dict[str, int] = {
     "markers": 1,
     "redact": 1,
     "secret_shapes": 1,
+    "secret_vendors": 1,
     "config": 2,
     "tokens": 2,
     "transcript": 2,

@@ -4,6 +4,11 @@ Why these rules: the store holds every user's sessions, so every search is bound
 session's user id and never searches the conversation it is part of (its lineage: that is
 already in the context). What comes back is old conversation text: it is redacted, screened
 by the threat scanner like recalled memory, and labelled as data, never instructions.
+
+The scanner reads what the model will read: each excerpt alone, then each excerpt joined to
+its neighbour, then each session's excerpts together, then the whole answer. An override
+split over two adjacent messages ("ignore all" / "previous instructions") passes a
+line-by-line screen; the joined reading catches it, and every excerpt it spans is withheld.
 """
 
 from __future__ import annotations
@@ -97,7 +102,7 @@ def run_session_search(
         limit=limit,
         exclude_sessions=store.lineage(current_session_id),
     )
-    results = [_render(hit, scan) for hit in hits]
+    results = _screen_answer([_render(hit, scan) for hit in hits], scan)
     withheld = sum(r.pop("_withheld") for r in results)
     answer: dict[str, Any] = {"success": True, "query": query, "note": NOTE, "results": results}
     if withheld:
@@ -109,25 +114,82 @@ def _screen(text: str, scan: Scanner) -> tuple[str, bool]:
     clean = redact(_text(text))
     findings = list(scan(clean))
     if findings:
-        ids = ", ".join(sorted({f.pattern_id for f in findings}))
-        return f"[excerpt withheld: it matched the threat scanner ({ids})]", True
+        return _withheld(findings), True
     return clean, False
 
 
+def _withheld(findings: Sequence[Finding]) -> str:
+    if not findings:
+        return "[excerpt withheld: the message it comes from was withheld]"
+    ids = ", ".join(sorted({f.pattern_id for f in findings}))
+    return f"[excerpt withheld: it matched the threat scanner ({ids})]"
+
+
+def _reading(texts: Sequence[str]) -> str:
+    """Texts as the model reads them in a row; the store's ``>>match<<`` marks removed, so a
+    marked word cannot break a phrase the scanner knows."""
+    return "\n".join(texts).replace(">>", "").replace("<<", "")
+
+
 def _render(hit: SearchHit, scan: Scanner) -> dict[str, Any]:
-    snippet, blocked = _screen(hit.snippet, scan)
-    withheld = int(blocked)
-    context = []
+    snippet, snippet_blocked = _screen(hit.snippet, scan)
+    withheld = int(snippet_blocked)
+    title = redact(hit.title) if hit.title else None
+    lines: list[str] = []
+    shown: list[bool] = []
     for line in hit.context:
         text, blocked = _screen(line.text, scan)
         withheld += int(blocked)
-        context.append({"role": line.role, "text": text})
+        lines.append(text)
+        shown.append(not blocked)
+    # neighbours joined: an override split over two messages is whole here
+    for i in range(len(lines) - 1):
+        if shown[i] and shown[i + 1] and (found := scan(_reading(lines[i : i + 2]))):
+            lines[i] = lines[i + 1] = _withheld(found)
+            shown[i] = shown[i + 1] = False
+            withheld += 2
+    # the snippet is an excerpt of the matching message: it goes when that message went
+    matched = [ok for line, ok in zip(hit.context, shown, strict=True) if line.seq == hit.seq]
+    if not snippet_blocked and not all(matched):
+        snippet, snippet_blocked = _withheld(()), True
+        withheld += 1
+    # the session's excerpts together: the title, the match and its neighbours
+    visible = [t for t in (title, None if snippet_blocked else snippet) if t]
+    visible += [text for text, ok in zip(lines, shown, strict=True) if ok]
+    if visible and (found := scan(_reading(visible))):
+        snippet, title = _withheld(found), None
+        withheld += len(visible)
+        lines = [_withheld(found)] * len(lines)
     return {
         "session_id": hit.session_id,
-        "title": redact(hit.title) if hit.title else None,
+        "title": title,
         "started": time.strftime("%Y-%m-%d %H:%M", time.gmtime(hit.started_at)),
         "matches": hit.matches,
         "snippet": snippet,
-        "context": context,
+        "context": [
+            {"role": line.role, "text": text} for line, text in zip(hit.context, lines, strict=True)
+        ],
         "_withheld": withheld,
     }
+
+
+def _visible(result: Mapping[str, Any]) -> list[str]:
+    texts = [result["title"] or "", result["snippet"]]
+    texts += [line["text"] for line in result["context"]]
+    return [t for t in texts if t and not t.startswith("[excerpt withheld:")]
+
+
+def _screen_answer(results: list[dict[str, Any]], scan: Scanner) -> list[dict[str, Any]]:
+    """The results, or none when the whole answer read in a row is flagged (sessions that
+    pass one by one may still hold the two halves of one payload between them)."""
+    texts = [text for result in results for text in _visible(result)]
+    found = scan(_reading(texts)) if len(results) > 1 and texts else ()
+    if not found:
+        return results
+    for result in results:
+        result["_withheld"] += len(_visible(result))
+        result["title"] = None
+        result["snippet"] = _withheld(found)
+        for line in result["context"]:
+            line["text"] = _withheld(found)
+    return results

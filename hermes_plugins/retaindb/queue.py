@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hermes_core.memory.calls import redacted
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS turns (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -95,7 +97,12 @@ class WriteBehindQueue:
     # --- producer side -----------------------------------------------------------------------
 
     def enqueue(self, user_id: str, session_id: str, payload: dict[str, Any]) -> int:
-        """Commit one turn and wake the writer; returns the row id."""
+        """Commit one turn and wake the writer; returns the row id.
+
+        The payload is redacted here, at the disk boundary, whoever the caller: the host's
+        memory manager redacts what it hands out, but a queue file outlives the process and
+        must not depend on every producer having done so."""
+        payload = redacted(payload)
         with self._lock:
             cursor = self._db.execute(
                 "INSERT INTO turns (user_id, session_id, payload, idempotency_key, "
