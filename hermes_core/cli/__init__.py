@@ -128,9 +128,12 @@ def _discard_stdout() -> None:
 
 def _fail(args: argparse.Namespace, exc: BaseException, code: int) -> int:
     """One plain line (a traceback too under ``-v``), secrets redacted from both."""
+    from hermes_core.cli.escaped import visible
     from hermes_core.redact import redact
 
     if args.verbose:
-        print(redact("".join(traceback.format_exception(exc))), end="", file=sys.stderr)
-    print(f"hermes-context: error: {without_error_prefix(redact(str(exc)))}", file=sys.stderr)
+        trace = redact("".join(traceback.format_exception(exc)))
+        print(visible(trace), end="", file=sys.stderr)
+    message = visible(without_error_prefix(redact(str(exc))))
+    print(f"hermes-context: error: {message}", file=sys.stderr)
     return code

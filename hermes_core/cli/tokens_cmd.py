@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hermes_core.cli.common import EXIT_OK, load, table
+from hermes_core.cli.escaped import json_text, say
 from hermes_core.cli.formats_option import (
     FILE_HELP,
     add_format_option,
@@ -63,37 +63,37 @@ def run(args: argparse.Namespace) -> int:
             **breakdown.to_dict(),
             "not_counted": uncounted,
         }
-        print(json.dumps(payload, indent=2, ensure_ascii=False))
+        say(json_text(payload))
         return EXIT_OK
     as_format = ""
     if conversion.format != "openai":  # the OpenAI form counts a system message, tool messages
         noun = "item" if conversion.format == "responses" else "message"
         in_file = count(len(conversion.items), noun)
         as_format = f", read as {conversion.format}: {in_file} in the file"
-    print(
+    say(
         f"{args.file}: {count(breakdown.messages, 'message')}, "
         f"{count(breakdown.total, 'token')} (counter: {breakdown.counter}, "
         f"model: {model or 'default'}{as_format})"
     )
-    print()
+    say("")
     role_rows = [
         [role, breakdown.role_messages.get(role, 0), tokens, _share(tokens, breakdown.total)]
         for role, tokens in sorted(breakdown.role_tokens.items(), key=lambda kv: -kv[1])
     ]
-    print(table(["role", "messages", "tokens", "share"], role_rows))
+    say(table(["role", "messages", "tokens", "share"], role_rows))
     if breakdown.tools:
-        print()
+        say("")
         tool_rows = [
             [name, t.calls, t.call_tokens, t.results, t.result_tokens, t.tokens]
             for name, t in sorted(breakdown.tools.items(), key=lambda kv: -kv[1].tokens)
         ]
         headers = ["tool", "calls", "call tokens", "results", "result tokens", "total"]
-        print(table(headers, tool_rows))
-    print()
-    print(f"images: {breakdown.images:,} ({count(breakdown.image_tokens, 'token')})")
+        say(table(headers, tool_rows))
+    say("")
+    say(f"images: {breakdown.images:,} ({count(breakdown.image_tokens, 'token')})")
     if uncounted:
         kinds = ", ".join(f"{kind} {n:,}" for kind, n in uncounted.items())
-        print(f"not counted (no OpenAI form, carried untouched): {kinds}")
+        say(f"not counted (no OpenAI form, carried untouched): {kinds}")
     return EXIT_OK
 
 

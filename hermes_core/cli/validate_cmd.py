@@ -7,12 +7,12 @@ file holds; the text output and the JSON say so, since an editor counts lines fr
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from typing import Any
 
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK
+from hermes_core.cli.escaped import json_text, say
 from hermes_core.cli.formats_option import (
     FILE_HELP,
     add_format_option,
@@ -64,18 +64,18 @@ def run(args: argparse.Namespace) -> int:
     noun = "item" if transcript.format == "responses" else "message"
     if args.json:
         document = _document(args.file, len(messages), problems)
-        print(json.dumps({**document, "format": transcript.format}, indent=2))
+        say(json_text({**document, "format": transcript.format}))
         return EXIT_INPUT if problems else EXIT_OK
     for problem in problems:
-        print(problem)
+        say(problem)
     if problems:
-        print(
+        say(
             f"hermes-context: {args.file}: {count(len(problems), 'problem')} in "
             f"{count(len(messages), noun)} ({_as(transcript.format)}{noun} indexes are 0-based)",
             file=sys.stderr,
         )
         return EXIT_INPUT
-    print(
+    say(
         f"{args.file}: {count(len(messages), noun)}{_read_as(transcript.format)}, no problems",
         file=sys.stderr,
     )
