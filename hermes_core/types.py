@@ -6,10 +6,10 @@ Plugins receive these instead of core objects so that a plugin depends only on
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 Message = dict[str, Any]
 
@@ -62,3 +62,22 @@ class SummaryContext:
     context_length: int = 0
     session: SessionInfo | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+#: A threat scanner over one piece of text (the ``scan_threat`` hook, or the built-in).
+ScanFn = Callable[[str], Sequence[Finding]]
+#: Characters one scanner call reads (under the scanner's cap of 65,536).
+SCAN_WINDOW: Final = 56_000
+#: Characters consecutive windows share: a payload shorter than this lies whole in one.
+SCAN_OVERLAP: Final = 8_000
+
+
+def scan_windows(text: str) -> Iterator[str]:
+    """``text`` in pieces of at most :data:`SCAN_WINDOW` characters overlapping by
+    :data:`SCAN_OVERLAP`; short text is one piece (long text is read whole, not cut)."""
+    start = 0
+    while True:
+        yield text[start : start + SCAN_WINDOW]
+        if start + SCAN_WINDOW >= len(text):
+            return
+        start += SCAN_WINDOW - SCAN_OVERLAP

@@ -12,21 +12,19 @@ scanner that raises counts as a finding: screening fails closed.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Sequence
 from typing import Final
 
 from hermes_core.redact import redact
-from hermes_core.types import Finding
+from hermes_core.types import SCAN_OVERLAP, SCAN_WINDOW, Finding, ScanFn, scan_windows
 
 __all__ = ["OVERLAP", "WINDOW", "Scan", "context_scan", "flagged", "windows"]
 
 log = logging.getLogger("hermes_context.references")
 
-Scan = Callable[[str], Sequence[Finding]]
-#: Characters one scanner call reads (under the scanner's cap of 65,536).
-WINDOW: Final = 56_000
-#: Characters consecutive windows share: a payload shorter than this lies whole in one.
-OVERLAP: Final = 8_000
+Scan = ScanFn
+WINDOW: Final = SCAN_WINDOW
+OVERLAP: Final = SCAN_OVERLAP
+windows = scan_windows
 
 
 def context_scan() -> Scan:
@@ -34,16 +32,6 @@ def context_scan() -> Scan:
     from hermes_core.threats import scan
 
     return lambda text: scan(text, "context")
-
-
-def windows(text: str) -> Iterator[str]:
-    """``text`` in pieces of at most :data:`WINDOW` characters overlapping by :data:`OVERLAP`."""
-    start = 0
-    while True:
-        yield text[start : start + WINDOW]
-        if start + WINDOW >= len(text):
-            return
-        start += WINDOW - OVERLAP
 
 
 def flagged(scan: Scan, text: str) -> list[str]:

@@ -9,20 +9,19 @@ of them). A scanner that raises counts as a finding: screening fails closed.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Final
 
-from hermes_core.types import Finding
+from hermes_core.types import SCAN_OVERLAP, SCAN_WINDOW, Finding, ScanFn, scan_windows
 
 __all__ = ["OVERLAP", "WINDOW", "Scan", "blocked_message", "default_scan", "findings", "windows"]
 
 log = logging.getLogger("hermes_context.skills")
 
-Scan = Callable[[str], Sequence[Finding]]
-#: Characters one scanner call reads (under the strict scanner's 65,536).
-WINDOW: Final = 56_000
-#: Characters consecutive windows share.
-OVERLAP: Final = 8_000
+Scan = ScanFn
+WINDOW: Final = SCAN_WINDOW
+OVERLAP: Final = SCAN_OVERLAP
+windows = scan_windows
 
 
 def default_scan() -> Scan:
@@ -30,21 +29,6 @@ def default_scan() -> Scan:
     from hermes_core.threats import scan
 
     return lambda text: scan(text, "strict")
-
-
-def windows(text: str) -> Iterator[str]:
-    """``text`` in pieces of at most :data:`WINDOW` characters overlapping by
-    :data:`OVERLAP`; short text is one piece."""
-    if len(text) <= WINDOW:
-        yield text
-        return
-    step = WINDOW - OVERLAP
-    start = 0
-    while True:
-        yield text[start : start + WINDOW]
-        if start + WINDOW >= len(text):
-            return
-        start += step
 
 
 def findings(scan: Scan, texts: Iterable[str]) -> list[Finding]:
