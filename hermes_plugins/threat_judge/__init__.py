@@ -52,7 +52,10 @@ class ThreatJudgePlugin:
 
     def __init__(self, context: PluginContext) -> None:
         self.context = context
-        self.settings: JudgeSettings = parse_settings(context.config)
+        written = context.settings.plugin_config.get(context.name)
+        self.settings: JudgeSettings = parse_settings(
+            context.config, written if isinstance(written, dict) else None
+        )
         self.endpoint: ChatEndpoint = endpoint_for(self.settings, context.settings)
         self._cache: OrderedDict[str, tuple[Finding, ...]] = OrderedDict()
         self._lock = threading.Lock()
@@ -78,7 +81,9 @@ class ThreatJudgePlugin:
         return list(findings)
 
     def _judge(self, text: str, scope: str) -> tuple[Finding, ...]:
-        with ChatClient(self.endpoint) as client:
+        key = self.settings.api_key
+        environ = {self.settings.api_key_name: key} if key else None
+        with ChatClient(self.endpoint, environ=environ) as client:
             for window in self._windows(text):
                 reply = client.complete(messages(window, scope), temperature=0)
                 verdict = parse_verdict(reply.text)

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from hermes_core import provider_kit
 from hermes_core.compression.summarizer import LLMSummarizer
 from hermes_core.config.settings import Settings
+from hermes_core.config.values import env_reference
 from hermes_core.errors import ConfigError
 from hermes_core.llm import ChatEndpoint
 from hermes_core.redact import looks_like_secret
@@ -46,27 +47,49 @@ class JudgeSettings:
     max_chars: int = 8000
     #: verdicts remembered (LRU keyed by sha256 of scope and text); 0: none
     cache_size: int = 1024
+    #: the key from ``api_key: {$env: NAME}`` (never in a repr) and NAME, for messages
+    api_key: str = field(default="", repr=False, compare=False)
+    api_key_name: str = ""
 
 
 _STRINGS = ("base_url", "model", "api_key_env")
 
 
-def parse_settings(config: Mapping[str, Any]) -> JudgeSettings:
-    """Validate the raw section; raises :class:`ConfigError` on the first problem."""
-    known = {f.name for f in fields(JudgeSettings)}
+def parse_settings(
+    config: Mapping[str, Any], raw: Mapping[str, Any] | None = None
+) -> JudgeSettings:
+    """Validate the section (``config``: ``{$env: NAME}`` resolved; ``raw``: as written, to
+    learn NAME); raises :class:`ConfigError` on the first problem."""
+    known = {f.name for f in fields(JudgeSettings)} - {"api_key", "api_key_name"}
     values: dict[str, Any] = {}
     for key, value in config.items():
-        if key in ("api_key", "key", "token", "secret"):
+        if key in ("key", "token", "secret"):
             raise ConfigError(
-                f"{PREFIX}.{key}: the key is not written in the config; put it in an "
-                f"environment variable and name that variable with {PREFIX}.api_key_env"
+                f"{PREFIX}.{key}: unknown setting; put the key in an environment variable and "
+                f"write `{PREFIX}.api_key: {{$env: NAME}}` or `{PREFIX}.api_key_env: NAME`"
             )
+        if key == "api_key":
+            continue  # the key itself: read below, never echoed
         if key not in known:
             raise ConfigError(
                 f"{PREFIX}.{key}: unknown setting; known settings: {', '.join(sorted(known))}"
             )
         values[key] = _check(key, value)
+    if "api_key" in config:
+        values.update(_api_key(config["api_key"], (raw or {}).get("api_key"), values))
     return JudgeSettings(**values)
+
+
+def _api_key(value: Any, written: Any, values: Mapping[str, Any]) -> dict[str, str]:
+    where = f"{PREFIX}.api_key"
+    if values.get("api_key_env"):
+        raise ConfigError(f"{where} and {PREFIX}.api_key_env are both set; keep one")
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(
+            f"{where}: expected `{{$env: NAME}}` naming a variable that holds the key"
+        )
+    name = env_reference(written) if isinstance(written, dict) else None
+    return {"api_key": value.strip(), "api_key_name": name or where}
 
 
 def _check(key: str, value: Any) -> Any:
@@ -140,7 +163,7 @@ def endpoint_for(judge: JudgeSettings, settings: Settings) -> ChatEndpoint:
             f"{PREFIX}: the judge has no endpoint; set {PREFIX}.base_url, or "
             "auxiliary.compression.base_url, or model.base_url"
         )
-    key_env = judge.api_key_env
+    key_env = judge.api_key_name or judge.api_key_env
     if not key_env:
         key_env = fallback.api_key_env if fallback and not judge.base_url else ""
     return ChatEndpoint(base_url, model, key_env, judge.timeout)
