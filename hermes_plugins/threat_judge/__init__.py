@@ -8,7 +8,10 @@ Why each part:
 
 * The hook cannot tell a write from a re-render (every memory entry is scanned again at each
   snapshot), so verdicts are remembered in an LRU keyed by ``sha256(scope, text)``; failures
-  are not remembered, so a judge that was down is asked again.
+  are not remembered, so a judge that was down is asked again, once it has rested
+  :data:`REST_S` seconds: a failed request (timeout, refused, HTTP error) answers every scan
+  in the meantime as a failure without a request, so a snapshot of fifty entries costs one
+  timeout rather than fifty.
 * Text is redacted before it leaves (:func:`hermes_core.redact.redact`), and the key is only
   ever named (``api_key_env``), read by :class:`~hermes_core.llm.ChatClient` at each call.
 * Text longer than ``max_chars`` is judged in overlapping windows, not cut: a cut would let
@@ -19,8 +22,9 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from hermes_core.llm import ChatClient, ChatEndpoint, LLMError
 from hermes_core.markers import hookimpl
@@ -44,6 +48,9 @@ from hermes_plugins.threat_judge.settings import (
 __all__ = ["PLUGIN_NAME", "ThreatJudgePlugin"]
 
 PLUGIN_NAME = "threat_judge"
+#: seconds the endpoint is left alone after a failed request: a snapshot scans every memory
+#: entry, and a judge that is down must not cost one timeout per entry
+REST_S = 30.0
 _EXCERPT = 80
 
 
@@ -59,6 +66,11 @@ class ThreatJudgePlugin:
         self.endpoint: ChatEndpoint = endpoint_for(self.settings, context.settings)
         self._cache: OrderedDict[str, tuple[Finding, ...]] = OrderedDict()
         self._lock = threading.Lock()
+        #: monotonic seconds (replaceable in tests); the endpoint is left alone until
+        #: ``_resting_until`` after it failed, with the failure that started the rest
+        self.clock: Callable[[], float] = time.monotonic
+        self._resting_until = 0.0
+        self._last_failure = ""
 
     def __repr__(self) -> str:
         return f"ThreatJudgePlugin(model={self.endpoint.model!r})"
@@ -73,10 +85,19 @@ class ThreatJudgePlugin:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return list(self._cache[key])
+        resting = self._resting()
+        if resting:
+            return self._failed(resting, content)
         try:
             findings = self._judge(redact(content), scope)
-        except (LLMError, VerdictError) as exc:
-            return self._failed(exc, content)
+        except VerdictError as exc:
+            return self._failed(f"{type(exc).__name__}: {exc}", content)
+        except LLMError as exc:
+            what = f"{exc.kind}: {exc}"
+            with self._lock:
+                self._resting_until = self.clock() + REST_S
+                self._last_failure = what
+            return self._failed(what, content)
         self._remember(key, findings)
         return list(findings)
 
@@ -113,10 +134,14 @@ class ThreatJudgePlugin:
             _excerpt(window),
         )
 
-    def _failed(self, exc: Exception, content: str) -> list[Finding]:
-        what = f"{type(exc).__name__}: {exc}"
-        if isinstance(exc, LLMError):
-            what = f"{exc.kind}: {exc}"
+    def _resting(self) -> str:
+        """Why the endpoint is not asked now, or "" (it failed less than REST_S ago)."""
+        with self._lock:
+            if self.clock() >= self._resting_until:
+                return ""
+            return f"not asked for {REST_S:g} s after it failed ({self._last_failure})"
+
+    def _failed(self, what: str, content: str) -> list[Finding]:
         if self.settings.on_error == "allow":
             self.context.logger.warning(
                 "threat judge could not judge a write (%s); let through because "

@@ -15,7 +15,7 @@ from llm_settings import llm_settings
 
 from hermes_core.config.settings import Settings
 from hermes_core.testing import plugin_context
-from hermes_plugins.threat_judge import ThreatJudgePlugin
+from hermes_plugins.threat_judge import REST_S, ThreatJudgePlugin
 from hermes_plugins.threat_judge.rubric import RUBRIC
 
 BLOCK = '{"verdict": "block", "category": "user_manipulation", "reason": "diverts a payment"}'
@@ -111,12 +111,54 @@ def test_on_error_allow_lets_text_through_and_logs(
     assert "on_error is allow" in caplog.text
 
 
+class Clock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def test_a_failure_is_not_remembered(fake_llm: FakeLLM, tmp_path: Path) -> None:
     fake_llm.script(http_error(503), answer(ALLOW))
     plugin = judge(fake_llm, tmp_path)
+    plugin.clock = clock = Clock()
     assert [f.pattern_id for f in plugin.scan_threat(NOTE, "strict")] == ["judge_error"]
+    clock.now += REST_S
     assert plugin.scan_threat(NOTE, "strict") == []
     assert len(fake_llm.requests) == 2
+
+
+@pytest.mark.parametrize("on_error", ["block", "allow"])
+def test_after_a_failure_the_endpoint_rests(
+    fake_llm: FakeLLM, tmp_path: Path, on_error: str
+) -> None:
+    fake_llm.script(hang(2.0, answer(ALLOW)))
+    fake_llm.default = answer(ALLOW)
+    plugin = judge(fake_llm, tmp_path, timeout=0.2, on_error=on_error)
+    plugin.clock = clock = Clock()
+    plugin.scan_threat("first entry", "strict")
+    clock.now += REST_S - 1
+    resting = plugin.scan_threat("second entry", "strict")
+    assert len(fake_llm.requests) == 1  # the second entry did not wait for a dead endpoint
+    if on_error == "block":
+        assert [f.pattern_id for f in resting] == ["judge_error"]
+        assert "not asked for 30 s after it failed (timeout: " in resting[0].message
+    else:
+        assert resting == []
+    clock.now += 1
+    assert plugin.scan_threat("second entry", "strict") == []
+    assert len(fake_llm.requests) == 2
+
+
+def test_a_bad_answer_does_not_rest_the_endpoint(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    fake_llm.script(answer("not json"), answer(ALLOW))
+    plugin = judge(fake_llm, tmp_path)
+    plugin.clock = Clock()
+    assert [f.pattern_id for f in plugin.scan_threat("first entry", "strict")] == ["judge_error"]
+    assert plugin.scan_threat("second entry", "strict") == []
 
 
 def test_two_identical_scans_send_one_request(fake_llm: FakeLLM, tmp_path: Path) -> None:
