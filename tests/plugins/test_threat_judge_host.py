@@ -196,3 +196,18 @@ def test_api_key_from_the_environment_is_sent_and_never_shown(
         assert key not in repr(plugin) and key not in repr(getattr(plugin, "settings", None))
         assert remember(host, "prefers short answers")["success"]
     assert fake_llm.requests[0].headers["authorization"] == f"Bearer {key}"
+
+
+def test_an_entry_the_judge_blocks_now_is_left_out_of_the_next_prompt(
+    judge_installed: None, fake_llm: FakeLLM, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    with Hermes.from_config({}, home=home) as host:  # written before the judge was enabled
+        assert remember(host, PAYMENT)["success"]
+    fake_llm.script(answer(BLOCK))
+    with Hermes.from_config(config(fake_llm), home=home) as host:
+        session = host.session("chat-3")
+        prompt = session.system_prompt("You help.")
+        session.close()
+    assert "IBAN" not in prompt
+    assert len(fake_llm.requests) == 1
