@@ -127,3 +127,35 @@ def _missing_dependency(
         f"{hint}",
         install_hint=hint,
     )
+
+
+def first_party_extras() -> set[str]:
+    """The extras that are first-party plugins (``mem0``: ``hermes_plugins.mem0``), not
+    bundles or tools (``all``, ``dev``)."""
+    import importlib.util
+
+    found = set()
+    for extra in own_extras():
+        try:
+            if extra.isidentifier() and importlib.util.find_spec(f"hermes_plugins.{extra}"):
+                found.add(extra)
+        except (ImportError, ValueError):
+            continue
+    return found
+
+
+def not_installed(name: str, role: str) -> PluginLoadError:
+    if name in own_extras():
+        if extra_installed(name):
+            return PluginLoadError(
+                f"{role} '{name}' is not part of this hermes-context installation (its SDK is "
+                "installed, but no plugin registers the name); upgrade or reinstall "
+                f"hermes-context, or pick another memory.provider"
+            )
+        hint = f"pip install 'hermes-context[{name}]'"
+        return MissingExtraError(f"{role} '{name}' needs its extra: {hint}", install_hint=hint)
+    installed = ", ".join(sorted(ep.name for ep in installed_entry_points())) or "none"
+    return PluginLoadError(
+        f"{role} '{name}' is not installed: no '{name}' in the '{ENTRY_POINT_GROUP}' entry "
+        f"points (installed: {installed}); install the package that provides it or fix the name"
+    )

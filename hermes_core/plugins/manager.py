@@ -32,7 +32,9 @@ from hermes_core.plugins.loading import (
     ENTRY_POINT_GROUP,
     PluginSpec,
     find_entry_point,
+    first_party_extras,
     installed_entry_points,
+    not_installed,
     spec_from_entry_point,
 )
 from hermes_core.plugins.shape import reject_wrappers, unknown_hooks, unmarked_hooks
@@ -127,6 +129,20 @@ class PluginHost:
                 self.records[name] = PluginRecord(name=name, status="disabled")
                 continue
             self._load_isolated(name, functools.partial(self._spec_for, name))
+        self._check_provider_role()
+
+    def _check_provider_role(self) -> None:
+        """Refuse a ``memory.provider`` that loaded but is no memory provider (the threat
+        judge, a backend): it would run as a plain plugin while the operator believes memory
+        goes to it."""
+        provider = self.config.settings.memory.provider
+        record = self.records.get(provider) if provider else None
+        if record is None or record.status != "active" or record.external_provider:
+            return
+        raise ConfigError(
+            f"memory.provider is '{provider}', a plugin that is no memory provider: name it in "
+            "plugins.enabled instead, and set memory.provider to a provider (or leave it unset)"
+        )
 
     def _known_names(self, builtins: Sequence[PluginSpec]) -> set[str]:
         """Every name a setting may use: the built-ins, the installed entry points, the
@@ -134,7 +150,7 @@ class PluginHost:
         extras (one whose extra is not installed is known: it fails later with the install
         line it needs)."""
         names = {spec.name for spec in builtins} | {ep.name for ep in installed_entry_points()}
-        return names | set(self.records) | _first_party_extras()
+        return names | set(self.records) | first_party_extras()
 
     def _warn(self, message: str) -> None:
         self.warnings.append(message)
@@ -159,7 +175,7 @@ class PluginHost:
     def _spec_for(self, name: str) -> PluginSpec:
         entry_point = find_entry_point(name)
         if entry_point is None:
-            raise _not_installed(name, self._role(name))
+            raise not_installed(name, self._role(name))
         return spec_from_entry_point(entry_point, role=self._role(name))
 
     def _role(self, name: str) -> str:
@@ -377,39 +393,3 @@ def _shut_down(plugin: object) -> None:
             shutdown()
         except Exception:  # the refusal is what the user must see
             log.debug("shutdown of a refused plugin failed", exc_info=True)
-
-
-def _first_party_extras() -> set[str]:
-    """The extras that are first-party plugins (``mem0``: ``hermes_plugins.mem0``), not
-    bundles or tools (``all``, ``dev``)."""
-    import importlib.util
-
-    from hermes_core.plugins.loading import own_extras
-
-    found = set()
-    for extra in own_extras():
-        try:
-            if extra.isidentifier() and importlib.util.find_spec(f"hermes_plugins.{extra}"):
-                found.add(extra)
-        except (ImportError, ValueError):
-            continue
-    return found
-
-
-def _not_installed(name: str, role: str) -> PluginLoadError:
-    from hermes_core.plugins.loading import extra_installed, own_extras
-
-    if name in own_extras():
-        if extra_installed(name):
-            return PluginLoadError(
-                f"{role} '{name}' is not part of this hermes-context installation (its SDK is "
-                "installed, but no plugin registers the name); upgrade or reinstall "
-                f"hermes-context, or pick another memory.provider"
-            )
-        hint = f"pip install 'hermes-context[{name}]'"
-        return MissingExtraError(f"{role} '{name}' needs its extra: {hint}", install_hint=hint)
-    installed = ", ".join(sorted(ep.name for ep in installed_entry_points())) or "none"
-    return PluginLoadError(
-        f"{role} '{name}' is not installed: no '{name}' in the '{ENTRY_POINT_GROUP}' entry "
-        f"points (installed: {installed}); install the package that provides it or fix the name"
-    )

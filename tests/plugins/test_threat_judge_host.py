@@ -211,3 +211,16 @@ def test_an_entry_the_judge_blocks_now_is_left_out_of_the_next_prompt(
         session.close()
     assert "IBAN" not in prompt
     assert len(fake_llm.requests) == 1
+
+
+def test_named_as_memory_provider_it_is_refused(
+    judge_installed: None, fake_llm: FakeLLM, tmp_path: Path
+) -> None:
+    """The judge is no memory provider: naming it there would run it as a plain plugin while
+    the operator believes memory goes to it."""
+    settings = {
+        "memory": {"provider": "threat_judge"},
+        "plugin_config": {"threat_judge": {"base_url": fake_llm.base_url}},
+    }
+    with pytest.raises(ConfigError, match="memory.provider is 'threat_judge', a plugin that is no"):
+        Hermes.from_config(settings, home=tmp_path / "home")
