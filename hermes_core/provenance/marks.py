@@ -79,6 +79,8 @@ _TRAIL: Final = ".,;:!?)]}'\""
 
 def normalise(text: str) -> str:
     """``text`` for comparison: NFKC, invisible format characters removed, case folded."""
+    if text.isascii():
+        return text.lower()
     text = unicodedata.normalize("NFKC", text)
     text = "".join(c for c in text if unicodedata.category(c) != "Cf")
     return text.casefold()

@@ -107,3 +107,15 @@ def test_a_view_rewritten_without_the_page_keeps_its_words_in_the_index() -> Non
     view.replace([summary], [3])
     assert kinds(taint, OBEYED) == ["tool"]
     assert kinds(taint, "account 99887766554433") == ["summary"]
+
+
+def test_a_full_index_holds_every_write_and_says_so(tmp_path: Path) -> None:
+    events: list[str] = []
+    with make_hermes(tmp_path) as host:
+        session = host.session("s1", on_event=lambda e: events.append(e.kind))
+        session.taint.index.cap = 20
+        session.prepare([{"role": "user", "content": "Read it."}, *fetched(PAGE)])
+        assert memory(session, "The user likes tabs.")["staged"] is True
+        assert events.count("taint_index_full") == 1
+        memory(session, "The user likes spaces.")
+        assert events.count("taint_index_full") == 1  # told once
