@@ -101,8 +101,9 @@ class MemoryWriter:
         self.store_for = store_for or (lambda _user: store)
 
     def write(self, request: WriteRequest, origin: Origin = "assistant_tool") -> Result:
-        """Apply, stage or refuse one write."""
+        """Apply, stage or refuse one write; each decision goes to the audit sinks."""
         if self.mode == "block":
+            audit("refused", store="memory", reason="read_only", **_detail(request))
             return {
                 "success": False,
                 "reason": "read_only",
@@ -132,6 +133,10 @@ class MemoryWriter:
         if result.get("success"):
             landed = provenance.with_decision("landed")
             audit("landed", store="memory", provenance=landed, **_detail(request))
+        else:  # the scan, a limit, an entry not found: nothing changed
+            refused = provenance.with_decision("refused")
+            reason = result.get("reason")
+            audit("refused", store="memory", provenance=refused, reason=reason, **_detail(request))
         return result
 
     def _stage(
@@ -257,7 +262,8 @@ def _aimed(op: Mapping[str, Any]) -> dict[str, Any]:
 
 def _texts(request: WriteRequest) -> list[str]:
     """The new words a write would put in memory (a remove adds none)."""
-    texts = [op.get("content") for op in request.ops() if op.get("action") != "remove"]
+    ops = [op for op in request.ops() if isinstance(op, Mapping)]  # the store refuses others
+    texts = [op.get("content") for op in ops if op.get("action") != "remove"]
     return [t for t in texts if isinstance(t, str)]
 
 

@@ -166,6 +166,7 @@ class SkillLibrary(SkillViews, SkillShortcuts):
         if origin not in ORIGINS:
             raise ValueError(f"origin must be one of {', '.join(ORIGINS)}, got {origin!r}")
         if self.approval == "block":
+            audit("refused", store="skills", reason="read_only", **request_detail(request))
             return failure(
                 "read_only",
                 "Skills are read-only here (skills.write_approval: block); nothing was saved. "
@@ -180,6 +181,7 @@ class SkillLibrary(SkillViews, SkillShortcuts):
         if isinstance(change, dict):
             return change
         if refusal := self._screen(change.texts):
+            audit("refused", store="skills", reason="threat", **request_detail(request))
             return refusal
         judged = assess(
             request_texts(request), origin=origin, policy=self.untrusted, now=time.time()
