@@ -171,3 +171,13 @@ def test_a_write_outside_any_session_lands_as_before(tmp_path: Path) -> None:
         writer = open_writer(host.home, host.settings)
         assert writer.write(WriteRequest("add", "memory", OBEYED), "cli")["success"]
         assert IBAN in fresh_prompt(host)
+
+
+def test_what_another_host_read_into_the_session_counts_too(tmp_path: Path) -> None:
+    with make_hermes(tmp_path) as one, make_hermes(tmp_path) as two:
+        late = two.session("s1")  # opened before the other host stored the page
+        early = one.session("s1")
+        early.prepare([{"role": "user", "content": "Read the page."}, *fetched(PAGE)])
+        late.prepare([{"role": "user", "content": "And now?"}])  # reloads the session first
+        assert PAGE in json.dumps(late.messages)
+        assert memory(late, OBEYED)["staged"] is True
