@@ -1,10 +1,10 @@
 """Distinctive tokens ("marks") of a text: addresses, accounts, numbers, handles, paths.
 
 Why: an attacker's payload can be paraphrased, but the thing it wants stored (the IBAN to pay,
-the help-desk URL or phone, the e-mail to write to) has to survive word for word to be of use.
-A write that carries such a token which came from untrusted text, and not from the user, is
-tainted however the sentence around it was reworded. Every pattern is linear (no nested
-repetition) and the text is bounded by the caller.
+the help-desk URL, IP address or phone, the e-mail to write to) has to survive word for word
+to be of use. A write that carries such a token which came from untrusted text, and not from
+the user, is tainted however the sentence around it was reworded. Dates and short versions
+are not marks. Every pattern is linear (no nested repetition); the caller bounds the text.
 """
 
 from __future__ import annotations
@@ -75,6 +75,9 @@ _FILE_ENDINGS: Final = frozenset(
     ]
 )
 _TRAIL: Final = ".,;:!?)]}'\""
+#: a date or a version: digits, but nothing an attacker needs copied word for word
+_NOT_A_NUMBER: Final = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,4}(?:\.\d{1,4}){1,2}")
+_IP: Final = re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.])")
 
 
 def normalise(text: str) -> str:
@@ -106,9 +109,12 @@ def marks_of(text: str) -> set[str]:
         if any(c.isdigit() for c in compact[4:]) and 15 <= len(compact) <= 34:
             found.add("iban:" + compact)
     for match in _NUMBER.finditer(text):
+        if _NOT_A_NUMBER.fullmatch(match.group()):
+            continue
         digits = "".join(c for c in match.group() if c.isdigit())
         if len(digits) >= 6:
             found.add("number:" + digits)
+    found.update("ip:" + m.group() for m in _IP.finditer(text))
     found.update("handle:" + m.group() for m in _HANDLE.finditer(text))
     found.update("path:" + m.group().rstrip("/") for m in _PATH.finditer(text))
     return found

@@ -49,7 +49,7 @@ _MAX_ID: Final = 200
 @dataclass(frozen=True)
 class Found:
     """One untrusted source the content overlaps: its kind, the tool (for a tool result) and
-    the share of the content's word runs it accounts for (0..1)."""
+    its share (0..1) of the evidence found: the content's untrusted word runs and marks."""
 
     kind: str
     tool: str | None = None

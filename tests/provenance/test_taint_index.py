@@ -88,6 +88,10 @@ def test_marks_cover_the_distinctive_shapes() -> None:
         "host:bad.example.com",
     } <= found
     assert "host:setup.py" not in found
+    assert marks_of("upload to 203.0.113.7 on 2024-01-15, v3.11.4") == {
+        "ip:203.0.113.7",
+        "number:20301137",
+    }
 
 
 def test_decide_follows_the_policy() -> None:
