@@ -34,6 +34,7 @@ FLOORS: dict[str, int] = {
     "provider_kit": 2,
     "hookspecs": 3,
     "plugins": 3,
+    "provenance": 3,
     "threats": 4,
     "compression": 4,
     "memory": 4,

@@ -26,7 +26,14 @@ from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError
 from hermes_core.cli.escaped import err as _err
 from hermes_core.cli.escaped import say as _say
 from hermes_core.cli.escaped import short as _short
-from hermes_core.cli.staged import command, escaped_handler, print_json, review_staged, runnable
+from hermes_core.cli.staged import (
+    command,
+    escaped_handler,
+    print_json,
+    review_staged,
+    runnable,
+    source_label,
+)
 from hermes_core.memory.approval import MemoryWriter, WriteRequest
 from hermes_core.memory.entries import TARGET_FILES
 from hermes_core.memory.store import MemoryStore
@@ -210,12 +217,13 @@ def run_pending(args: argparse.Namespace) -> int:
             TARGET_FILES.get(r.target, r.target),
             _short(r.user_id or "-", 40),
             r.origin,
+            _short(source_label(r.provenance), 30),
             _age(now - r.created),
             _short(_describe(r.content, r.selected, len(r.operations)), 60),
         )
         for r in records
     ]
-    _say(table(("id", "action", "file", "user", "origin", "age", "what"), rows))
+    _say(table(("id", "action", "file", "user", "origin", "source", "age", "what"), rows))
     return EXIT_OK
 
 

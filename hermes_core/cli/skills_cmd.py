@@ -24,7 +24,7 @@ from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, CommandError, open_host,
 from hermes_core.cli.escaped import err as _err
 from hermes_core.cli.escaped import say as _say
 from hermes_core.cli.escaped import short as _short
-from hermes_core.cli.staged import escaped_handler, review_staged
+from hermes_core.cli.staged import escaped_handler, review_staged, source_label
 from hermes_core.skills.frontmatter import ParsedSkill
 from hermes_core.skills.layout import escape_invisible
 from hermes_core.skills.library import SkillLibrary
@@ -157,8 +157,17 @@ def run_pending(args: argparse.Namespace) -> int:
         _err("no pending skill writes")
         return EXIT_OK
     now = time.time()
-    rows = [(r.id, r.origin, _age(now - r.created), _short(r.summary(), 70)) for r in records]
-    _say(table(("id", "origin", "age", "what"), rows))
+    rows = [
+        (
+            r.id,
+            r.origin,
+            _short(source_label(r.provenance), 30),
+            _age(now - r.created),
+            _short(r.summary(), 70),
+        )
+        for r in records
+    ]
+    _say(table(("id", "origin", "source", "age", "what"), rows))
     return EXIT_OK
 
 

@@ -21,7 +21,15 @@ from typing import Any, Protocol
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, CommandError, config_errors_exit_2
 from hermes_core.cli.escaped import Handler, err, escaped_errors, say
 
-__all__ = ["Reviewable", "command", "escaped_handler", "print_json", "review_staged", "runnable"]
+__all__ = [
+    "Reviewable",
+    "command",
+    "escaped_handler",
+    "print_json",
+    "review_staged",
+    "runnable",
+    "source_label",
+]
 
 _COMMAND = re.compile(r"`(?:hermes-context )?((?:memory|skills) [a-z]+(?: [^`]*)?)`")
 
@@ -67,6 +75,19 @@ def runnable(args: argparse.Namespace, text: str) -> str:
     `` `hermes-context skills approve ID` ``) made complete: the program and this run's
     ``--home``/``--config``."""
     return _COMMAND.sub(lambda m: f"`{command(args, *shlex.split(m.group(1)))}`", text)
+
+
+def source_label(provenance: object) -> str:
+    """The ``source`` column of ``pending``: where a staged write's words came from
+    (``tool:web_fetch``, ``attachment``, ``recalled``, ``user``...), from its record."""
+    from hermes_core.provenance import Provenance
+
+    if provenance is None:
+        return "unknown (before provenance)"
+    try:
+        return Provenance.from_json(provenance).label()
+    except ValueError:
+        return "unreadable"
 
 
 def print_json(value: object) -> None:

@@ -14,6 +14,7 @@ TokenizerMode = Literal["auto", "tiktoken", "estimate"]
 ScheduleMode = Literal["cost", "threshold"]
 CacheReads = Literal["prefix", "breakpoints"]
 WriteApproval = Literal["allow", "stage", "block"]
+UntrustedWrites = Literal["stage", "refuse", "allow"]
 SessionBackend = Literal["sqlite", "postgres"]
 MemoryBackend = Literal["files", "postgres"]
 
@@ -214,6 +215,14 @@ class MemorySettings:
     )
     write_approval: WriteApproval = setting(
         "allow", "`allow` writes at once, `stage` queues every write for review, `block` refuses."
+    )
+    untrusted_writes: UntrustedWrites = setting(
+        "stage",
+        "A memory or skill write whose content carries words the model read in a tool result, "
+        "fetched page, @-attachment, recalled text or summary: `stage` holds it for a person "
+        "(whatever `write_approval` says, except `block`), `refuse` turns it down and tells the "
+        "model to ask the user, `allow` lands it and records where its words came from. One key "
+        "for memory and skills.",
     )
     nudge_interval: int = setting(
         10, "User turns between background memory reviews (0: off).", minimum=0

@@ -41,9 +41,11 @@ from hermes_core.host.session_state import (
     check_id,
     check_messages,
 )
+from hermes_core.host.session_taint import SessionTaint, WatchedView
 from hermes_core.host.undo import UndoSteps
 from hermes_core.host.view import ActiveView, sent_form
 from hermes_core.memory.calls import MemoryEvent
+from hermes_core.provenance import WriteContext, using
 from hermes_core.sessions.store import SessionRecord, SessionStore
 from hermes_core.tokens.reported import prompt_usage
 from hermes_core.transcript.objects import as_message_list
@@ -85,6 +87,7 @@ class Session(UndoSteps, AbsorbSteps, AsyncTwins):
         self._listener = on_event
         self._lock = threading.RLock()
         self._closed = False
+        self._told_full = False
         self.store: SessionStore | None = host.session_store
         record = open_record(
             self.store, self.requested_id, user_id=user, model=self.settings.model.name or None
@@ -108,6 +111,7 @@ class Session(UndoSteps, AbsorbSteps, AsyncTwins):
             hooks=self._compression_hooks(),
             on_event=self._compression_event,
         )
+        self.taint = SessionTaint()  # before the view: every message entering it is indexed
         self.view = ActiveView()
         self.state = SessionState.from_record(record.state)
         self._sent_len = 0  # how much of the view the last prepare() returned
@@ -135,6 +139,18 @@ class Session(UndoSteps, AbsorbSteps, AsyncTwins):
             emit=self._emit,
             skill_tool=self.skills.for_review(),
         )
+
+    @property
+    def view(self) -> ActiveView:
+        """The active view; whatever enters it is indexed for :meth:`handle_tool_call`."""
+        return self._view
+
+    @view.setter
+    def view(self, value: ActiveView) -> None:
+        # steps that start over (a reload, an undo) assign a fresh view: it is watched too,
+        # and the index keeps what it knew (it never shrinks)
+        watched = value if isinstance(value, WatchedView) else WatchedView.adopt(value, self.taint)
+        self._view = watched
 
     # --- opening and resuming ----------------------------------------------------------------
 
@@ -188,12 +204,21 @@ class Session(UndoSteps, AbsorbSteps, AsyncTwins):
             return [*self.memory.tools(self.info, self.store), *self.skills.tools()]
 
     def handle_tool_call(self, name: str, arguments: Mapping[str, Any] | str) -> str:
-        """Run one of :meth:`tools`; always JSON text, errors included (the model reads it)."""
+        """Run one of :meth:`tools`; always JSON text, errors included (the model reads it).
+        A memory or skill write made by it is judged against what this session read
+        (``memory.untrusted_writes``); the context is set here, never taken from arguments."""
         with self._lock:
             self._check_open()
-            if name == SKILL_TOOL:
-                return self.skills.handle(arguments)
-            return self.memory.handle(self.info, self.store, name, arguments)
+            context = WriteContext(
+                self.taint.index, session_id=self.session_id, user_id=self.info.user_id
+            )
+            if self.taint.index.full and not self._told_full:
+                self._told_full = True
+                self._emit("taint_index_full", {"entries": len(self.taint.index)})
+            with using(context):
+                if name == SKILL_TOOL:
+                    return self.skills.handle(arguments)
+                return self.memory.handle(self.info, self.store, name, arguments)
 
     def prepare(self, messages: Sequence[Any]) -> list[Message]:
         """Before each request: the list to send (wire form, in the host's message format;

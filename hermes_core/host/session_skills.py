@@ -52,6 +52,7 @@ class SessionSkills:
                     scan=scan,
                     approval="stage",
                     pending_dir=pending_directory(host.home),
+                    untrusted=host.settings.memory.untrusted_writes,
                 )
             self.review_tool = SkillTool(review_library, origin="background_review")
 

@@ -6,6 +6,10 @@ agent saves before it reaches every later prompt. A staged write records the exa
 replace or remove selected, so approving it later cannot silently hit a different entry; it is
 re-validated (scan, limits) when approved. Background review may add on its own, but what it
 proposes to replace or remove is always staged.
+
+``memory.untrusted_writes`` comes first: a write made in a session whose content carries words
+the model read in untrusted text (see :mod:`hermes_core.provenance`) is staged (or refused, or
+let through with its provenance recorded) whatever the approval mode, except ``block``.
 """
 
 from __future__ import annotations
@@ -15,8 +19,15 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from hermes_core.memory.documents import Claim, StagedWrites
-from hermes_core.memory.staged import ORIGINS, STAGED_ACTIONS, PendingWrite, PendingWrites
+from hermes_core.memory.staged import (
+    ORIGINS,
+    RECORD_FORMAT,
+    STAGED_ACTIONS,
+    PendingWrite,
+    PendingWrites,
+)
 from hermes_core.memory.store import MemoryStore, Result
+from hermes_core.provenance import Provenance, assess, audit, decide, refusal_text
 
 __all__ = [
     "ORIGINS",
@@ -78,33 +89,59 @@ class MemoryWriter:
         *,
         mode: str = "allow",
         store_for: Callable[[str | None], MemoryStore] | None = None,
+        untrusted: str = "stage",
     ) -> None:
         if mode not in ("allow", "stage", "block"):
             raise ValueError(f"write approval must be allow, stage or block, got {mode!r}")
+        decide(untrusted, False)  # ValueError for a policy that is not one
+        self.untrusted = untrusted
         self.store = store
         self.pending: StagedWrites = pending if pending is not None else store.documents.pending
         self.mode = mode
         self.store_for = store_for or (lambda _user: store)
 
     def write(self, request: WriteRequest, origin: Origin = "assistant_tool") -> Result:
-        """Apply, stage or refuse one write."""
+        """Apply, stage or refuse one write; each decision goes to the audit sinks."""
         if self.mode == "block":
+            audit("refused", store="memory", reason="read_only", **_detail(request))
             return {
                 "success": False,
                 "reason": "read_only",
                 "error": "Memory is read-only here (memory.write_approval: block); nothing was "
                 "saved. Go on without saving.",
             }
+        judged = assess(
+            _texts(request), origin=origin, policy=self.untrusted, now=self.pending.clock()
+        )
+        provenance = judged.provenance
+        if judged.action == "refuse":
+            refused = provenance.with_decision("refused")
+            audit("refused", store="memory", provenance=refused, **_detail(request))
+            return {
+                "success": False,
+                "reason": "untrusted",
+                "error": refusal_text(refused, "memory write"),
+            }
         # a review's replace and remove, and any of its writes to a file other users share
         # (MEMORY.md of a multi-user home), wait for a person: nobody asked for them
         proposal = origin == "background_review" and (
             request.action != "add" or self.store.shared(request.target)
         )
-        if self.mode == "stage" or proposal:
-            return self._stage(request, origin)
-        return apply_request(self.store, request)
+        if judged.action == "stage" or self.mode == "stage" or proposal:
+            return self._stage(request, origin, provenance, untrusted=judged.tainted)
+        result = apply_request(self.store, request)
+        if result.get("success"):
+            landed = provenance.with_decision("landed")
+            audit("landed", store="memory", provenance=landed, **_detail(request))
+        else:  # the scan, a limit, an entry not found: nothing changed
+            refused = provenance.with_decision("refused")
+            reason = result.get("reason")
+            audit("refused", store="memory", provenance=refused, reason=reason, **_detail(request))
+        return result
 
-    def _stage(self, request: WriteRequest, origin: str) -> Result:
+    def _stage(
+        self, request: WriteRequest, origin: str, provenance: Provenance, *, untrusted: bool
+    ) -> Result:
         """Judge the write exactly as it would be applied now; stage it only if it would
         succeed and change something."""
         if request.action == "batch" and not request.operations:
@@ -132,14 +169,30 @@ class MemoryWriter:
             ],
             user_id=self.store.user_id,
             shared=self.store.shared(request.target),
+            provenance=provenance.with_decision("staged").to_json(),
+            format=RECORD_FORMAT,
         )
         self.pending.add(record)
+        audit(
+            "staged",
+            store="memory",
+            provenance=provenance.with_decision("staged"),
+            pending_id=record.id,
+            **_detail(request),
+        )
+        why = (
+            f" because its words came from {provenance.label()}, not from the user "
+            "(memory.untrusted_writes: stage)"
+            if untrusted
+            else ""
+        )
         return {
             "success": True,
             "done": True,
             "staged": True,
             "pending_id": record.id,
-            "message": "Staged for review by a person; it is not in memory yet.",
+            "message": f"Staged for review by a person{why}; it is not in memory yet. Tell the "
+            "user it waits for their approval (hermes-context memory pending).",
         }
 
     def approve(self, pending_id: str) -> Result:
@@ -166,14 +219,27 @@ class MemoryWriter:
         result = store.batch(record.target, _approved_ops(record), exact=True, claim=claim)
         if result.get("success"):
             result["message"] = f"Pending write {record.id} applied."
+            audit(
+                "approved",
+                store="memory",
+                provenance=_provenance_of(record),
+                pending_id=record.id,
+                action=record.action,
+                target=record.target,
+            )
         elif result.get("reason") == "changed":
             result["error"] = f"pending write {record.id}: {result['error']}"
         return result
 
     def reject(self, pending_id: str) -> Result:
         """Drop a staged write unapplied."""
+        try:
+            provenance = _provenance_of(self.pending.get(pending_id))
+        except KeyError:
+            provenance = None  # unreadable records can be rejected too
         if not self.pending.delete(pending_id):
             raise KeyError(f"no pending write {pending_id} (see `hermes-context memory pending`)")
+        audit("rejected", store="memory", provenance=provenance, pending_id=pending_id)
         return {"success": True, "done": True, "message": f"Pending write {pending_id} rejected."}
 
 
@@ -192,3 +258,21 @@ def _aimed(op: Mapping[str, Any]) -> dict[str, Any]:
     if chosen.get("content") is None:
         chosen.pop("content", None)
     return chosen
+
+
+def _texts(request: WriteRequest) -> list[str]:
+    """The new words a write would put in memory (a remove adds none)."""
+    ops = [op for op in request.ops() if isinstance(op, Mapping)]  # the store refuses others
+    texts = [op.get("content") for op in ops if op.get("action") != "remove"]
+    return [t for t in texts if isinstance(t, str)]
+
+
+def _detail(request: WriteRequest) -> dict[str, Any]:
+    return {"action": request.action, "target": request.target}
+
+
+def _provenance_of(record: PendingWrite) -> Provenance | None:
+    try:
+        return record.origin_of_words()
+    except ValueError:
+        return None

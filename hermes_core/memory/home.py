@@ -72,4 +72,5 @@ def open_writer(
         documents.pending,
         mode=settings.memory.write_approval,
         store_for=store_for,
+        untrusted=settings.memory.untrusted_writes,
     )

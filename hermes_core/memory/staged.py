@@ -17,9 +17,11 @@ from hermes_core.errors import MemoryStoreError
 from hermes_core.memory.entries import TARGET_FILES
 from hermes_core.memory.files import atomic_write, locked, read_text
 from hermes_core.memory.records import RecordDirectory
+from hermes_core.provenance import Provenance
 
 __all__ = [
     "ORIGINS",
+    "RECORD_FORMAT",
     "STAGED_ACTIONS",
     "PendingWrite",
     "PendingWrites",
@@ -29,6 +31,8 @@ __all__ = [
 
 ORIGINS: Final = ("assistant_tool", "background_review", "cli")
 STAGED_ACTIONS: Final = ("add", "replace", "remove", "batch")
+#: 1: a record from before provenance was kept (no ``format`` field); 2: with ``provenance``
+RECORD_FORMAT: Final = 2
 
 
 @dataclass
@@ -48,6 +52,14 @@ class PendingWrite:
     #: whether the target was the block every user of the home shares when it was staged
     #: (None: a record from before this was kept); approval writes where staging meant
     shared: bool | None = None
+    #: where the write's words came from (:class:`~hermes_core.provenance.Provenance` as
+    #: JSON); shown to the person who approves, never trusted: approval judges the write again
+    provenance: dict[str, Any] | None = None
+    format: int = 1
+
+    def origin_of_words(self) -> Provenance | None:
+        """The record's provenance, or None for a record from before it was kept."""
+        return None if self.provenance is None else Provenance.from_json(self.provenance)
 
 
 def _record_problem(record: PendingWrite, pending_id: str) -> str | None:
@@ -70,6 +82,13 @@ def _record_problem(record: PendingWrite, pending_id: str) -> str | None:
         return "its operations are not a list of objects"
     if (record.action == "batch") != bool(ops):
         return "its operations do not match its action"
+    if record.format not in (1, RECORD_FORMAT) or isinstance(record.format, bool):
+        return f"its format is not 1 or {RECORD_FORMAT} (written by a newer version?)"
+    if record.provenance is not None:
+        try:
+            Provenance.from_json(record.provenance)
+        except ValueError as exc:
+            return str(exc)
     return None
 
 

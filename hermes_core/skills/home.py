@@ -30,4 +30,5 @@ def open_library(home: Path, settings: Settings, *, scan: Scan | None = None) ->
         scan=scan,
         approval=settings.skills.write_approval,
         pending_dir=pending_directory(home),
+        untrusted=settings.memory.untrusted_writes,
     )

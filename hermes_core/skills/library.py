@@ -7,7 +7,9 @@ in another process could load a poisoned SKILL.md between a write and its rollba
 scan-after-write design allows). So the write is planned and its new text scanned first;
 under the lock it is planned again against the disk as it is then (another process may have
 changed it), scanned again if its text differs, and only then written (temp file + rename).
-Readers never lock and never see half a file.
+Readers never lock and never see half a file. ``memory.untrusted_writes`` is applied after
+the scan: a write whose words came from untrusted text the model read is staged, refused or
+let through with its provenance (:mod:`hermes_core.provenance`).
 """
 
 from __future__ import annotations
@@ -16,12 +18,12 @@ import builtins
 import dataclasses
 import logging
 import sys
+import time
 from pathlib import Path
 
+from hermes_core.provenance import Provenance, assess, audit, decide, refusal_text
 from hermes_core.skills.catalog import (
-    Location,
     Problem,
-    linked_files,
     locate,
     locations,
     read_skill,
@@ -35,14 +37,11 @@ from hermes_core.skills.changes import (
     request_problem,
 )
 from hermes_core.skills.execute import execute
-from hermes_core.skills.files import SkillError, guarded, locked, read_bytes, real_root
+from hermes_core.skills.files import SkillError, locked, real_root
 from hermes_core.skills.frontmatter import ParsedSkill, SkillMeta
 from hermes_core.skills.index import one_line, render_index
 from hermes_core.skills.layout import (
     MAX_SKILL_CHARS,
-    MAX_SUPPORT_BYTES,
-    SKILL_FILE,
-    file_path_parts,
     without_invisible,
 )
 from hermes_core.skills.pending import (
@@ -50,21 +49,27 @@ from hermes_core.skills.pending import (
     ORIGINS,
     PendingSkillWrites,
     must_stage,
+    record_provenance,
+    request_detail,
+    request_texts,
+    stage_reason,
 )
 from hermes_core.skills.screening import Scan, blocked_message, default_scan, findings
+from hermes_core.skills.shortcuts import SkillShortcuts
+from hermes_core.skills.viewing import SkillViews
 
 __all__ = ["SkillLibrary"]
 
 log = logging.getLogger("hermes_context.skills")
 
 
-class SkillLibrary:
+class SkillLibrary(SkillViews, SkillShortcuts):
     """The skills under ``root`` (normally ``$HERMES_HOME/skills``).
 
     ``scan`` takes text and returns findings (default: the built-in strict scanner; the host
     passes every plugin's). ``approval`` is ``skills.write_approval``: ``allow``, ``stage``
     or ``block``; staged writes go to ``pending_dir`` (default: ``pending/skills`` next to
-    ``root``).
+    ``root``). ``untrusted`` is ``memory.untrusted_writes`` (one key for memory and skills).
     """
 
     def __init__(
@@ -74,6 +79,7 @@ class SkillLibrary:
         scan: Scan | None = None,
         approval: str = "allow",
         pending_dir: str | Path | None = None,
+        untrusted: str = "stage",
     ) -> None:
         if approval not in APPROVAL_MODES:
             raise ValueError(
@@ -82,6 +88,8 @@ class SkillLibrary:
         self.root = Path(root).expanduser()
         self.scan: Scan = scan if scan is not None else default_scan()
         self.approval = approval
+        decide(untrusted, False)  # ValueError for a policy that is not one
+        self.untrusted = untrusted
         pending = Path(pending_dir) if pending_dir is not None else None
         self.pending = PendingSkillWrites(pending or self.root.parent / "pending" / "skills")
 
@@ -126,95 +134,6 @@ class SkillLibrary:
             parsed = dataclasses.replace(parsed, meta=meta)
         return location.relative, text, parsed
 
-    def view(self, name: str, file_path: str | None = None) -> Result:
-        """A skill's SKILL.md with its metadata and support files, or one support file; text
-        that matches a threat pattern is withheld."""
-        try:
-            root = self.real_root()
-            location = locate(root, name)
-            if isinstance(location, str):
-                reason = "not_found" if location.startswith("no skill") else "invalid"
-                return failure(reason, location)
-            if file_path not in (None, "", SKILL_FILE):
-                return self._view_file(root, location, file_path)
-            text = self._read_text(location.skill_md, MAX_SKILL_CHARS * 4)
-        except SkillError as exc:
-            return failure("unsafe_path", str(exc))
-        if refusal := self._withheld(text, location, SKILL_FILE):
-            return refusal
-        parsed = read_skill(location)
-        files = linked_files(location)
-        result: Result = {"success": True, "name": location.name, "category": location.category}
-        if isinstance(parsed, ParsedSkill):
-            meta = parsed.meta
-            result |= {
-                "description": meta.description,
-                "version": meta.version,
-                "tags": list(meta.tags),
-                "platforms": list(meta.platforms),
-            }
-        else:
-            result["problem"] = parsed
-        result |= {"path": location.relative, "content": text, "linked_files": files or None}
-        if files:
-            result["usage_hint"] = (
-                "Read a support file with action 'view', this name and file_path, e.g. "
-                f"{next(iter(files.values()))[0]!r}."
-            )
-        return result
-
-    def _view_file(self, root: Path, location: Location, file_path: str) -> Result:
-        parts = file_path_parts(file_path)
-        if isinstance(parts, str):
-            return failure("invalid", parts)
-        shown = "/".join(parts)
-        prefix = [location.category, location.name] if location.category else [location.name]
-        path = guarded(root, [*prefix, *parts])
-        data = read_bytes(path, MAX_SUPPORT_BYTES)
-        if data is None:
-            return failure(
-                "not_found",
-                f"{shown} does not exist in skill {location.relative!r}.",
-                available_files=linked_files(location) or None,
-            )
-        if len(data) > MAX_SUPPORT_BYTES:
-            return failure("too_large", f"{shown} is larger than 1 MiB; it is not shown.")
-        base = {"success": True, "name": location.name, "file": shown}
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            note = f"[binary file: {path.name}, {len(data):,} bytes]"
-            return base | {"content": note, "is_binary": True, "size": len(data)}
-        if refusal := self._withheld(text, location, shown):
-            return refusal
-        return base | {"content": text}
-
-    def _read_text(self, path: Path, limit: int) -> str:
-        data = read_bytes(path, limit)
-        if data is None:
-            raise SkillError(f"{path.name} is missing.")
-        if len(data) > limit:
-            raise SkillError(f"{path} is too large to show; trim it by hand.")
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise SkillError(f"{path} is not valid UTF-8 (byte {exc.start}).") from exc
-
-    def _withheld(self, text: str, location: Location, shown: str) -> Result | None:
-        """The refusal to show text that matches a threat pattern (a skill planted by hand
-        or installed from elsewhere would otherwise reach the context), or None."""
-        found = findings(self.scan, [text])
-        if not found:
-            return None
-        ids = list(dict.fromkeys(f.pattern_id for f in found))
-        return failure(
-            "threat",
-            f"{shown} of skill {location.relative!r} matches threat pattern(s) "
-            f"{', '.join(ids)}, so it is not shown. A person can read it with `hermes-context "
-            f"skills show {location.relative}`; fix it (edit, write_file) or remove it.",
-            patterns=ids,
-        )
-
     def index(self, platform: str = sys.platform) -> str:
         """The system-prompt block (see :func:`render_index`); "" when there are no skills
         or the folder cannot be read. A host freezes it at session start."""
@@ -247,6 +166,7 @@ class SkillLibrary:
         if origin not in ORIGINS:
             raise ValueError(f"origin must be one of {', '.join(ORIGINS)}, got {origin!r}")
         if self.approval == "block":
+            audit("refused", store="skills", reason="read_only", **request_detail(request))
             return failure(
                 "read_only",
                 "Skills are read-only here (skills.write_approval: block); nothing was saved. "
@@ -261,49 +181,20 @@ class SkillLibrary:
         if isinstance(change, dict):
             return change
         if refusal := self._screen(change.texts):
+            audit("refused", store="skills", reason="threat", **request_detail(request))
             return refusal
-        if must_stage(self.approval, origin, request.action, new_file=change.new_file):
-            return self._stage(request, change, origin)
-        return self._apply(request, change.texts, origin=origin)
-
-    def create(
-        self,
-        name: str,
-        content: str,
-        category: str | None = None,
-        *,
-        origin: str = "assistant_tool",
-    ) -> Result:
-        return self.write(SkillRequest("create", name, content=content, category=category), origin)
-
-    def edit(self, name: str, content: str, *, origin: str = "assistant_tool") -> Result:
-        return self.write(SkillRequest("edit", name, content=content), origin)
-
-    def patch(
-        self,
-        name: str,
-        old_string: str,
-        new_string: str,
-        file_path: str | None = None,
-        *,
-        origin: str = "assistant_tool",
-    ) -> Result:
-        request = SkillRequest(
-            "patch", name, file_path=file_path, old_string=old_string, new_string=new_string
+        judged = assess(
+            request_texts(request), origin=origin, policy=self.untrusted, now=time.time()
         )
-        return self.write(request, origin)
-
-    def write_file(
-        self, name: str, file_path: str, file_content: str, *, origin: str = "assistant_tool"
-    ) -> Result:
-        request = SkillRequest("write_file", name, file_path=file_path, file_content=file_content)
-        return self.write(request, origin)
-
-    def remove_file(self, name: str, file_path: str, *, origin: str = "assistant_tool") -> Result:
-        return self.write(SkillRequest("remove_file", name, file_path=file_path), origin)
-
-    def delete(self, name: str, *, origin: str = "assistant_tool") -> Result:
-        return self.write(SkillRequest("delete", name), origin)
+        if judged.action == "refuse":
+            refused = judged.provenance.with_decision("refused")
+            audit("refused", store="skills", provenance=refused, **request_detail(request))
+            return failure("untrusted", refusal_text(refused, "skill write"))
+        if judged.tainted or must_stage(
+            self.approval, origin, request.action, new_file=change.new_file
+        ):
+            return self._stage(request, change, origin, judged.provenance, judged.tainted)
+        return self._apply(request, change.texts, origin=origin, provenance=judged.provenance)
 
     def _screen(self, texts: builtins.list[str]) -> Result | None:
         found = findings(self.scan, texts)
@@ -320,6 +211,7 @@ class SkillLibrary:
         origin: str = "cli",
         expected_base: str | None = None,
         exact: bool = False,
+        provenance: Provenance | None = None,
     ) -> Result:
         """Plan again under the lock, scan again if the text differs, then write (or stage,
         when the file a background review would add has appeared meanwhile)."""
@@ -340,9 +232,12 @@ class SkillLibrary:
                 if not exact and must_stage(
                     self.approval, origin, request.action, new_file=change.new_file
                 ):
-                    return self._stage(request, change, origin)
+                    return self._stage(request, change, origin, provenance, False)
                 execute(root, change)
-                return change.result
+            if not exact:
+                landed = None if provenance is None else provenance.with_decision("landed")
+                audit("landed", store="skills", provenance=landed, **request_detail(request))
+            return change.result
         except SkillError as exc:
             return failure("unsafe_path", str(exc))
         except OSError as exc:
@@ -352,18 +247,30 @@ class SkillLibrary:
 
     # --- approval ---------------------------------------------------------------------------
 
-    def _stage(self, request: SkillRequest, change: Change, origin: str) -> Result:
-        record = self.pending.new_record(request, origin, change.base, change.result.get("path"))
+    def _stage(
+        self,
+        request: SkillRequest,
+        change: Change,
+        origin: str,
+        provenance: Provenance | None,
+        untrusted: bool,
+    ) -> Result:
+        staged = None if provenance is None else provenance.with_decision("staged")
+        record = self.pending.new_record(
+            request, origin, change.base, change.result.get("path"), staged
+        )
         try:
             self.pending.add(record)
         except OSError as exc:
             return failure("io", f"could not stage the write: {exc.strerror or exc}.")
-        proposal = self.approval != "stage"
-        why = (
-            "background review proposes changes for a person to approve"
-            if proposal
-            else "skills.write_approval: stage"
+        audit(
+            "staged",
+            store="skills",
+            provenance=staged,
+            pending_id=record.id,
+            **request_detail(request),
         )
+        why = stage_reason(self.approval, staged, untrusted=untrusted)
         return {
             "success": True,
             "done": True,
@@ -384,14 +291,26 @@ class SkillLibrary:
         if result.get("success"):
             self.pending.delete(record.id)
             result["message"] = f"Pending skill write {record.id} applied: {result['message']}"
+            audit(
+                "approved",
+                store="skills",
+                provenance=record_provenance(record),
+                pending_id=record.id,
+                **request_detail(request),
+            )
         else:
             result["error"] = f"pending skill write {record.id}: {result['error']}"
         return result
 
     def reject(self, pending_id: str) -> Result:
         """Drop a staged write unapplied; KeyError when there is none."""
+        try:
+            provenance = record_provenance(self.pending.get(pending_id))
+        except KeyError:
+            provenance = None  # an unreadable record can be rejected too
         if not self.pending.delete(pending_id):
             raise KeyError(f"no pending skill write {pending_id} (see `skills pending`)")
+        audit("rejected", store="skills", provenance=provenance, pending_id=pending_id)
         return {
             "success": True,
             "done": True,

@@ -12,17 +12,31 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, fields
-from typing import Final
+from typing import Any, Final
 
 from hermes_core.memory.files import atomic_write
 from hermes_core.memory.records import RecordDirectory
+from hermes_core.provenance import Provenance
 from hermes_core.skills.changes import WRITE_ACTIONS, SkillRequest
 from hermes_core.skills.files import SkillError, read_bytes
 
-__all__ = ["APPROVAL_MODES", "ORIGINS", "PendingSkillWrite", "PendingSkillWrites", "must_stage"]
+__all__ = [
+    "APPROVAL_MODES",
+    "ORIGINS",
+    "RECORD_FORMAT",
+    "PendingSkillWrite",
+    "PendingSkillWrites",
+    "must_stage",
+    "record_provenance",
+    "request_detail",
+    "request_texts",
+    "stage_reason",
+]
 
 APPROVAL_MODES: Final = ("allow", "stage", "block")
 ORIGINS: Final = ("assistant_tool", "background_review", "cli")
+#: 1: a record from before provenance was kept (no ``format`` field); 2: with ``provenance``
+RECORD_FORMAT: Final = 2
 _MAX_RECORD_BYTES: Final = 8 * 1024 * 1024
 _TEXTS: Final = (
     "category",
@@ -64,6 +78,9 @@ class PendingSkillWrite:
     new_string: str | None = None
     base: str | None = None  # digest of the file judged when staged (None: a new file)
     path: str | None = None  # the skill's folder relative to the skills root, for display
+    #: where the write's words came from (shown, never trusted: approval judges it again)
+    provenance: dict[str, Any] | None = None
+    format: int = 1
 
     def request(self) -> SkillRequest:
         return SkillRequest(
@@ -95,7 +112,44 @@ def _problem(record: PendingSkillWrite, pending_id: str) -> str | None:
         return "its time is not a number"
     if not all(getattr(record, f) is None or isinstance(getattr(record, f), str) for f in _TEXTS):
         return "a text field is not a string"
+    if record.format not in (1, RECORD_FORMAT) or isinstance(record.format, bool):
+        return f"its format is not 1 or {RECORD_FORMAT} (written by a newer version?)"
+    if record.provenance is not None:
+        try:
+            Provenance.from_json(record.provenance)
+        except ValueError as exc:
+            return str(exc)
     return None
+
+
+def record_provenance(record: PendingSkillWrite) -> Provenance | None:
+    """The record's provenance; None for a record from before it was kept."""
+    try:
+        return None if record.provenance is None else Provenance.from_json(record.provenance)
+    except ValueError:
+        return None
+
+
+def request_texts(request: SkillRequest) -> list[str]:
+    """The words a write would add to the library (its name too: it reaches the index)."""
+    texts = (request.name, request.content, request.file_content, request.new_string)
+    return [t for t in texts if isinstance(t, str)]
+
+
+def request_detail(request: SkillRequest) -> dict[str, Any]:
+    return {"action": request.action, "name": request.name}
+
+
+def stage_reason(mode: str, provenance: Provenance | None, *, untrusted: bool) -> str:
+    """Why a write was staged, for the model to tell the user."""
+    if untrusted and provenance is not None:
+        return (
+            f"its words came from {provenance.label()}, not from the user "
+            "(memory.untrusted_writes: stage)"
+        )
+    if mode == "stage":
+        return "skills.write_approval: stage"
+    return "background review proposes changes for a person to approve"
 
 
 class PendingSkillWrites(RecordDirectory[PendingSkillWrite]):
@@ -104,7 +158,12 @@ class PendingSkillWrites(RecordDirectory[PendingSkillWrite]):
     command = "skills"
 
     def new_record(
-        self, request: SkillRequest, origin: str, base: str | None, path: str | None
+        self,
+        request: SkillRequest,
+        origin: str,
+        base: str | None,
+        path: str | None,
+        provenance: Provenance | None = None,
     ) -> PendingSkillWrite:
         """A record of ``request`` (not saved yet) judged against the file with ``base``."""
         return PendingSkillWrite(
@@ -121,6 +180,8 @@ class PendingSkillWrites(RecordDirectory[PendingSkillWrite]):
             new_string=request.new_string,
             base=base,
             path=path,
+            provenance=None if provenance is None else provenance.to_json(),
+            format=RECORD_FORMAT,
         )
 
     def add(self, record: PendingSkillWrite) -> None:

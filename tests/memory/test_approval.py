@@ -47,6 +47,17 @@ def test_stage_records_every_write_and_approval_applies_it(memdir: Path, tmp_pat
         "operations": [],
         "user_id": "alice",
         "shared": False,
+        "format": 2,
+        "provenance": {  # no session context: a write from library code
+            "source": "unknown",
+            "sources": [],
+            "backed_by": "none",
+            "session_id": None,
+            "user_id": None,
+            "written_at": 1_700_000_000.0,
+            "decided": "staged",
+            "policy": "stage",
+        },
     }
     approved = w.approve(pending_id)
     assert approved["success"] and w.store.entries("user") == ["prefers short answers"]

@@ -1,0 +1,100 @@
+"""A session's taint index: what of the view the model read came from untrusted text.
+
+Why here, next to the view: the view is everything the model can copy from. Each message is
+indexed once, when it enters the view (taken in, read back on resume or reload, restored by an
+undo, rewritten by a compaction), so judging a write costs O(its length). Tool results (by tool
+name; ``session_search`` and ``session_recall`` results are ``recalled``), the attachment and
+recalled memory appended to a user message, and compaction summaries are untrusted; the
+user's own words are trusted; the assistant's words are the model's own and count as neither.
+The index never shrinks: a summary replacing a page must not make the page's words clean.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from hermes_core.compression.assemble import END_MARKER, SUMMARY_KEY, SUMMARY_PREFIX
+from hermes_core.host.view import ActiveView
+from hermes_core.provenance import TaintIndex
+from hermes_core.transcript.appended import split_appended
+from hermes_core.transcript.messages import message_text, tool_name_for_results
+
+__all__ = ["RECALL_TOOLS", "SessionTaint", "WatchedView"]
+
+Message = dict[str, Any]
+#: tools whose results are stored conversation text: ``recalled``, not a fresh tool result
+RECALL_TOOLS: Final = frozenset({"session_search", "session_recall"})
+_FENCE: Final = re.compile(r"<memory-context>.*?(?:</memory-context>|\Z)", re.DOTALL)
+
+
+class SessionTaint:
+    """The index of one session, fed message by message."""
+
+    def __init__(self, index: TaintIndex | None = None) -> None:
+        self.index = index if index is not None else TaintIndex()
+        self._tool_names: dict[str, str] = {}
+
+    def absorb(self, messages: Sequence[Mapping[str, Any]]) -> None:
+        for message in messages:
+            if isinstance(message, Mapping):
+                self._one(message)
+
+    def _one(self, message: Mapping[str, Any]) -> None:
+        role = message.get("role")
+        text = message_text(message)
+        if message.get(SUMMARY_KEY) or SUMMARY_PREFIX in text:
+            summary, marker, rest = text.partition(END_MARKER)
+            self.index.add_untrusted(summary if marker else text, "summary")
+            if not marker or not rest.strip():
+                return
+            message = {**message, "content": rest}  # the message the summary was merged into
+            message.pop(SUMMARY_KEY, None)
+            text = rest
+        if role == "assistant":
+            self._tool_names.update(tool_name_for_results([message]))
+        elif role == "tool":
+            call_id = message.get("tool_call_id")
+            name = self._tool_names.get(call_id) if isinstance(call_id, str) else None
+            if name is None and isinstance(message.get("name"), str):
+                name = message["name"]
+            kind = "recalled" if name in RECALL_TOOLS else "tool"
+            self.index.add_untrusted(text, kind, name)
+        elif role == "user":
+            own, appended = split_appended(message)
+            self.index.add_trusted(own)
+            recalled = "\n".join(_FENCE.findall(appended))
+            self.index.add_untrusted(recalled, "recalled")
+            self.index.add_untrusted(_FENCE.sub("", appended).strip(), "attachment")
+
+
+class WatchedView(ActiveView):
+    """An :class:`ActiveView` that hands every message entering it to the taint index."""
+
+    def __init__(self, taint: SessionTaint) -> None:
+        super().__init__()
+        self.taint = taint
+
+    @classmethod
+    def adopt(cls, view: ActiveView, taint: SessionTaint) -> WatchedView:
+        """``view`` watched from now on (what it holds already is indexed)."""
+        watched = cls(taint)
+        watched.__dict__.update({k: v for k, v in vars(view).items() if k != "taint"})
+        taint.absorb(watched.sent)
+        return watched
+
+    def extend(
+        self,
+        forms: Sequence[Message],
+        seqs: Sequence[int | None],
+        given: Sequence[Mapping[str, Any]] | None = None,
+    ) -> None:
+        super().extend(forms, seqs, given)
+        self.taint.absorb(forms)
+
+    def replace(self, forms: Sequence[Message], seqs: Sequence[int | None]) -> None:
+        known = {id(m) for m in self.sent}
+        fresh = [m for m in forms if id(m) not in known]
+        super().replace(forms, seqs)
+        self.taint.absorb(fresh)
