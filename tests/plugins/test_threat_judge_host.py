@@ -222,5 +222,5 @@ def test_named_as_memory_provider_it_is_refused(
         "memory": {"provider": "threat_judge"},
         "plugin_config": {"threat_judge": {"base_url": fake_llm.base_url}},
     }
-    with pytest.raises(ConfigError, match="memory.provider is 'threat_judge', a plugin that is no"):
+    with pytest.raises(ConfigError, match=r"memory\.provider is 'threat_judge', a plugin"):
         Hermes.from_config(settings, home=tmp_path / "home")
