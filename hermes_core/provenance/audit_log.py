@@ -99,7 +99,7 @@ class FileAuditLog:
 
         data = (json.dumps(line, ensure_ascii=True, sort_keys=True) + "\n").encode("ascii")
         self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with FileLock(str(self.path) + ".lock", timeout=_LOCK_TIMEOUT):
+        with FileLock(str(self.path) + ".lock", timeout=_LOCK_TIMEOUT, mode=0o600):
             try:
                 size = self.path.stat().st_size
             except FileNotFoundError:
