@@ -62,7 +62,9 @@ def test_a_staged_tool_write_then_cli_approve_and_reject(
     assert first["staged"] and second["staged"]
     staged = lines(tmp_path)
     assert [x["event"] for x in staged] == ["staged", "staged"]
-    assert staged[0]["pending_id"] == first["pending_id"] and staged[0]["source"] == "tool:web_fetch"
+    assert (
+        staged[0]["pending_id"] == first["pending_id"] and staged[0]["source"] == "tool:web_fetch"
+    )
     assert staged[0]["provenance"]["sources"][0]["kind"] == "tool"
     assert cli(capsys, tmp_path, "memory", "approve", first["pending_id"])[0] == 0
     assert cli(capsys, tmp_path, "memory", "reject", second["pending_id"])[0] == 0
