@@ -98,7 +98,7 @@ def test_a_user_sees_their_own_and_shared_lines_only(
         line(user_id="bob", content="bob shared", shared=True),
         line(user_id=None, content="operator note"),
     )
-    code, out, _ = cli(capsys, tmp_path, "memory", "audit", "--json", "--user", "alice")
+    _, out, _ = cli(capsys, tmp_path, "memory", "audit", "--json", "--user", "alice")
     assert [x["content"] for x in json.loads(out)["lines"]] == [
         "alice private",
         "bob shared",
@@ -113,7 +113,7 @@ def test_control_characters_in_a_line_are_printed_escaped(
     code, out, _ = cli(capsys, tmp_path, "memory", "audit")
     assert code == 0 and "\x1b" not in out and "\u202e" not in out and "\x07" not in out
     assert "\\x1b[8m" in out
-    code, out, _ = cli(capsys, tmp_path, "memory", "audit", "--json")
+    _, out, _ = cli(capsys, tmp_path, "memory", "audit", "--json")
     assert "\x1b" not in out and "\u202e" not in out
     assert json.loads(out)["lines"][0]["content"] == "hid\x1b[8mden\u202e"
 

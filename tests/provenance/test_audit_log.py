@@ -138,7 +138,7 @@ def test_audit_max_bytes_rotates_and_both_files_are_read(
     assert (audit / "memory.jsonl").stat().st_size <= 1500
     assert stat.S_IMODE((audit / "memory.jsonl").stat().st_mode) == 0o600
     assert stat.S_IMODE(audit.stat().st_mode) == 0o700
-    code, out, _ = cli(capsys, tmp_path, "memory", "audit", "--json")
+    _, out, _ = cli(capsys, tmp_path, "memory", "audit", "--json")
     kept = [x["content"] for x in json.loads(out)["lines"]]
     assert kept[-2:] == ["fact number 2", "fact number 3"] and len(kept) >= 2
 
