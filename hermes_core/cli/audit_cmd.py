@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable
 from typing import Any, Final
 
-from hermes_core.cli.common import EXIT_OK, CommandError, open_host, table
+from hermes_core.cli.common import EXIT_OK, EXIT_USAGE, CommandError, open_host, table
 from hermes_core.cli.escaped import err, say, short
 from hermes_core.cli.staged import escaped_handler, print_json
 from hermes_core.provenance.audit_log import ALL_EVENTS, AuditLog
@@ -32,11 +32,12 @@ _WRITTEN: Final = ("landed", "approved")
 
 
 def parse_since(text: str) -> float:
-    """``7d`` -> seconds; argparse shows the ValueError's text."""
+    """``7d`` -> seconds (at most 9 digits); a usage error saying what to write."""
     match = _SINCE.match(text.strip())
     if not match:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a duration; use a number and s, m, h, d or w (e.g. 7d)"
+        raise CommandError(
+            f"--since: {text!r} is not a duration; use a number and s, m, h, d or w (e.g. 7d)",
+            EXIT_USAGE,
         )
     return float(match.group(1)) * _UNITS[match.group(2)]
 
@@ -52,7 +53,7 @@ def add_audit_parser(
     )
     if store == "memory":
         audit.add_argument("--user", metavar="ID", help="this user's lines and shared ones only")
-    audit.add_argument("--since", type=parse_since, metavar="AGE", help="e.g. 30m, 12h, 7d")
+    audit.add_argument("--since", metavar="AGE", help="e.g. 30m, 12h, 7d")
     audit.add_argument("--source", metavar="KIND", help="user, model, tool, attachment, ...")
     audit.add_argument("--event", choices=ALL_EVENTS, help="one kind of decision only")
     audit.add_argument(
@@ -109,7 +110,7 @@ def _read(log: AuditLog, args: argparse.Namespace) -> list[dict[str, Any]]:
     for problem in problems:
         err(f"hermes-context: audit: {problem}")
     user = getattr(args, "user", None)
-    since = time.time() - args.since if args.since is not None else None
+    since = time.time() - parse_since(args.since) if args.since is not None else None
     kept = [
         line
         for line in lines
