@@ -189,3 +189,35 @@ def test_a_skill_write_is_logged_by_name(tmp_path: Path) -> None:
     [line] = lines(tmp_path, "skills")
     assert line["event"] == "landed" and line["name"] == "lint" and line["store"] == "skills"
     assert line["actor"] == "model" and line["session_id"] == "s1"
+
+
+def test_a_review_proposal_is_staged_with_actor_review(tmp_path: Path) -> None:
+    from hermes_core.config.loader import load_config
+    from hermes_core.memory.approval import WriteRequest
+    from hermes_core.memory.home import open_writer
+
+    settings = load_config({}, home=tmp_path, environ={}).settings
+    writer = open_writer(tmp_path, settings, scanner=lambda text: [])
+    assert writer.write(WriteRequest("add", "memory", "uses uv"), origin="cli")["success"]
+    request = WriteRequest("replace", "memory", "uses uv and tox", old_text="uv")
+    assert writer.write(request, origin="background_review")["staged"]
+    landed, staged = lines(tmp_path)
+    assert landed["actor"] == cli_actor() and staged["actor"] == "review"
+    assert staged["origin"] == "background_review" and staged["action"] == "replace"
+
+
+def test_a_staged_skill_approved_from_the_cli_is_logged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with make_hermes(tmp_path, {"skills": {"write_approval": "stage"}}) as host:
+        session = host.session("s1")
+        session.prepare([{"role": "user", "content": "save a skill for running the linters"}])
+        content = "---\nname: lint\ndescription: Run the linters.\n---\nRun `make lint`.\n"
+        result = skill(session, action="create", name="lint", content=content)
+        assert result["staged"], result
+        session.close()
+    assert cli(capsys, tmp_path, "skills", "approve", result["pending_id"])[0] == 0
+    staged, approved = lines(tmp_path, "skills")
+    assert staged["event"] == "staged" and staged["actor"] == "model"
+    assert approved["event"] == "approved" and approved["name"] == "lint"
+    assert approved["approved_by"] == cli_actor() and approved["pending_id"] == result["pending_id"]
