@@ -111,20 +111,25 @@ class MemoryWriter:
         actor: str,
         provenance: Provenance | None = None,
         pending_id: str | None = None,
+        logged_as: str | None = None,
+        removed: object = None,
         **detail: Any,
     ) -> None:
-        """Tell the process-wide sinks, then this home's own audit log, about one decision."""
+        """Tell the process-wide sinks, then this home's own audit log, about one decision
+        (``logged_as``: the log's name for it, ``removed`` for a remove that landed)."""
         plain = _detail(request) if request is not None else {}
         seam = {k: v for k, v in detail.items() if k == "reason"}
         audit(event, store="memory", provenance=provenance, pending_id=pending_id, **plain, **seam)
         if self.audit_log is None:
             return
         contents = _logged_texts(request) if request is not None else []
+        if isinstance(removed, str):  # the entry itself, not the part of it the caller named
+            contents = [removed]
         target = plain.get("target") or detail.get("target")
         if detail.get("shared") is None and isinstance(target, str):
             detail["shared"] = self.store.shared(target)
         self.audit_log.record(
-            event,
+            logged_as or event,
             actor=actor,
             provenance=provenance,
             pending_id=pending_id,
@@ -169,7 +174,16 @@ class MemoryWriter:
         result = apply_request(self.store, request)
         if result.get("success"):
             landed = provenance.with_decision("landed")
-            self._audit("landed", request, actor=actor_of(origin), provenance=landed, origin=origin)
+            gone = request.action == "remove"
+            self._audit(
+                "landed",
+                request,
+                actor=actor_of(origin),
+                provenance=landed,
+                origin=origin,
+                logged_as="removed" if gone else None,
+                removed=result.get("removed") if gone else None,
+            )
         else:  # the scan, a limit, an entry not found: nothing changed
             refused = provenance.with_decision("refused")
             reason = result.get("reason")

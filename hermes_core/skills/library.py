@@ -105,6 +105,7 @@ class SkillLibrary(SkillViews, SkillShortcuts):
         provenance: Provenance | None = None,
         pending_id: str | None = None,
         reason: str | None = None,
+        logged_as: str | None = None,
         **extra: str | None,
     ) -> None:
         """Tell the process-wide sinks, then this home's own audit log, about one decision."""
@@ -114,7 +115,7 @@ class SkillLibrary(SkillViews, SkillShortcuts):
         if self.audit_log is not None:
             texts = (request.content, request.file_content, request.new_string) if request else ()
             self.audit_log.record(
-                event,
+                logged_as or event,
                 actor=actor,
                 provenance=provenance,
                 pending_id=pending_id,
@@ -273,7 +274,12 @@ class SkillLibrary(SkillViews, SkillShortcuts):
             if not exact:
                 landed = None if provenance is None else provenance.with_decision("landed")
                 self._audit(
-                    "landed", request, actor=actor_of(origin), provenance=landed, origin=origin
+                    "landed",
+                    request,
+                    actor=actor_of(origin),
+                    provenance=landed,
+                    origin=origin,
+                    logged_as="removed" if request.action == "delete" else None,
                 )
             return change.result
         except SkillError as exc:

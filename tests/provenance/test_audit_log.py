@@ -221,3 +221,13 @@ def test_a_staged_skill_approved_from_the_cli_is_logged(
     assert staged["event"] == "staged" and staged["actor"] == "model"
     assert approved["event"] == "approved" and approved["name"] == "lint"
     assert approved["approved_by"] == cli_actor() and approved["pending_id"] == result["pending_id"]
+
+
+def test_a_remove_is_logged_as_removed_with_the_whole_entrys_sha(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli(capsys, tmp_path, "memory", "add", "The project uses uv")[0] == 0
+    assert cli(capsys, tmp_path, "memory", "remove", "uses uv")[0] == 0
+    added, removed = lines(tmp_path)
+    assert removed["event"] == "removed" and removed["action"] == "remove"
+    assert removed["entry_sha256"] == added["entry_sha256"] == entry_sha256("The project uses uv")
