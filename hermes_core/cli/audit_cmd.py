@@ -14,7 +14,7 @@ import argparse
 import datetime
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 from hermes_core.cli.common import EXIT_OK, EXIT_USAGE, CommandError, open_host, table
@@ -64,23 +64,30 @@ def add_audit_parser(
 
 
 def _run_memory(args: argparse.Namespace) -> int:
+    from hermes_core.memory.entries import TARGET_FILES
     from hermes_core.memory.home import memory_audit_log, open_store
+    from hermes_core.provenance.audit_log import entry_sha256
 
     with open_host(args) as host:
         documents = host.memory_documents()
         own: AuditLog | None = getattr(documents, "audit_log", None)
         source = own if own is not None else memory_audit_log(host.home, host.settings)
-        lines = _read(source, args)
-        if not args.entries:
-            return _print_lines(args, lines)
         try:
             store = open_store(host.home, host.settings, user_id=args.user, documents=documents)
         except ValueError as exc:
-            raise CommandError(f"--user: {exc}") from None
-        current = [(t, e) for t in ("memory", "user") for e in store.entries(t)]
-    from hermes_core.memory.entries import TARGET_FILES
-    from hermes_core.provenance.audit_log import entry_sha256
+            raise CommandError(f"--user: {exc}", EXIT_USAGE) from None
 
+        def visible(line: dict[str, Any]) -> bool:
+            """What ``memory show --user`` shows: lines about the blocks this user sees."""
+            target = line.get("target")
+            if target not in ("memory", "user"):
+                return line.get("user_id") in (args.user, None)
+            return _scope(line) == store.scope(str(target))
+
+        lines = _read(source, args, visible if args.user is not None else None)
+        if not args.entries:
+            return _print_lines(args, lines)
+        current = [(t, e) for t in ("memory", "user") for e in store.entries(t)]
     rows = []
     for target, entry in current:
         sha = entry_sha256(entry)
@@ -89,11 +96,17 @@ def _run_memory(args: argparse.Namespace) -> int:
     return _print_entries(args, rows, "entry")
 
 
+def _scope(line: dict[str, Any]) -> str | None:
+    """Whose block a line is about: its user's, or None (the text every user shares)."""
+    user = line.get("user_id")
+    return None if line.get("shared") is True or not isinstance(user, str) else user
+
+
 def _run_skills(args: argparse.Namespace) -> int:
     from hermes_core.skills.home import open_library, skills_audit_log
 
     with open_host(args) as host:
-        lines = _read(skills_audit_log(host.home, host.settings), args)
+        lines = _read(skills_audit_log(host.home, host.settings), args, None)
         if not args.entries:
             return _print_lines(args, lines)
         skills = open_library(host.home, host.settings).list()
@@ -104,17 +117,18 @@ def _run_skills(args: argparse.Namespace) -> int:
     return _print_entries(args, rows, "skill")
 
 
-def _read(log: AuditLog, args: argparse.Namespace) -> list[dict[str, Any]]:
+def _read(
+    log: AuditLog, args: argparse.Namespace, visible: Callable[[dict[str, Any]], bool] | None
+) -> list[dict[str, Any]]:
     """The lines this user may see that pass the filters, oldest first; bad lines reported."""
     lines, problems = log.read()
     for problem in problems:
         err(f"hermes-context: audit: {problem}")
-    user = getattr(args, "user", None)
     since = time.time() - parse_since(args.since) if args.since is not None else None
     kept = [
         line
         for line in lines
-        if (user is None or line.get("user_id") in (user, None) or line.get("shared") is True)
+        if (visible is None or visible(line))
         and (since is None or line["at"] >= since)
         and (args.event is None or line.get("event") == args.event)
         and (args.source is None or args.source in _kinds(line))

@@ -91,12 +91,16 @@ def test_a_bad_since_is_a_usage_error_that_says_what_to_write(
 def test_a_user_sees_their_own_and_shared_lines_only(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """As ``memory show --user``: alice sees lines about her USER.md and the MEMORY.md every
+    user shares, not bob's blocks nor the profile of the home's no-user sessions."""
     plant(
         tmp_path,
         line(user_id="alice", content="alice private", target="user"),
         line(user_id="bob", content="bob private", target="user"),
         line(user_id="bob", content="bob shared", shared=True),
         line(user_id=None, content="operator note"),
+        line(user_id=None, content="profile of a home without users", target="user"),
+        line(user_id="bob", content="bob's own notes", target="memory", shared=False),
     )
     _, out, _ = cli(capsys, tmp_path, "memory", "audit", "--json", "--user", "alice")
     assert [x["content"] for x in json.loads(out)["lines"]] == [
@@ -104,6 +108,8 @@ def test_a_user_sees_their_own_and_shared_lines_only(
         "bob shared",
         "operator note",
     ]
+    _, out, _ = cli(capsys, tmp_path, "memory", "audit", "--json")
+    assert len(json.loads(out)["lines"]) == 6  # the operator, without --user, sees every line
 
 
 def test_control_characters_in_a_line_are_printed_escaped(
