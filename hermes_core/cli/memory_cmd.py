@@ -22,6 +22,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from hermes_core.cli.audit_cmd import add_audit_parser
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError, open_host, table
 from hermes_core.cli.escaped import err as _err
 from hermes_core.cli.escaped import say as _say
@@ -37,6 +38,7 @@ from hermes_core.cli.staged import (
 from hermes_core.memory.approval import MemoryWriter, WriteRequest
 from hermes_core.memory.entries import TARGET_FILES
 from hermes_core.memory.store import MemoryStore
+from hermes_core.provenance.audit_log import cli_actor
 from hermes_core.types import Finding
 
 TARGETS = ("memory", "user")
@@ -87,6 +89,7 @@ def register(
     reset.add_argument("--target", choices=("all", *TARGETS), default="all")
     reset.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     reset.set_defaults(handler=escaped_handler(run_reset))
+    add_audit_parser(actions, common, "memory")
 
 
 @contextlib.contextmanager
@@ -250,10 +253,10 @@ def run_review(args: argparse.Namespace) -> int:
 
 def run_reset(args: argparse.Namespace) -> int:
     with _writer(args, args.user) as writer:  # the documents stay open while it runs
-        return _reset(args, writer.store)
+        return _reset(args, writer.store, writer)
 
 
-def _reset(args: argparse.Namespace, store: MemoryStore) -> int:
+def _reset(args: argparse.Namespace, store: MemoryStore, writer: MemoryWriter) -> int:
     targets = list(TARGETS) if args.target == "all" else [args.target]
     for target in [t for t in targets if store.shared(t)]:
         note = _shared_note(store, target)
@@ -289,6 +292,10 @@ def _reset(args: argparse.Namespace, store: MemoryStore) -> int:
         results.append({"target": target, **result})
         if not result.get("success"):
             code = EXIT_INPUT
+        elif writer.audit_log is not None:
+            writer.audit_log.record(
+                "reset", actor=cli_actor(), target=target, shared=store.shared(target)
+            )
         if args.json:
             continue
         if result.get("success"):

@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from hermes_core.cli.audit_cmd import add_audit_parser
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, CommandError, open_host, table
 from hermes_core.cli.escaped import err as _err
 from hermes_core.cli.escaped import say as _say
@@ -56,6 +57,7 @@ def register(
         review = actions.add_parser(name, parents=[common], help=f"{verb} staged skill writes")
         review.add_argument("pending_id", metavar="ID|all", help="a pending id, or all")
         review.set_defaults(handler=escaped_handler(run_review), review=name)
+    add_audit_parser(actions, common, "skills")
 
 
 @contextlib.contextmanager

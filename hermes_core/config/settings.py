@@ -236,6 +236,16 @@ class MemorySettings:
     prefetch_timeout: float = setting(
         8.0, "Seconds an external provider may take to recall.", minimum=0.1
     )
+    audit: bool = setting(
+        True,
+        "Keep the audit log of memory and skill writes (`$HERMES_HOME/audit/*.jsonl`, or the "
+        "`hermes.memory_audit` table): who wrote what, when, from where (`memory audit`).",
+    )
+    audit_max_bytes: int = setting(
+        5_000_000,
+        "Size in bytes at which an audit file is rotated to `.1` (the older `.1` is dropped).",
+        minimum=1,
+    )
     backend: MemoryBackend = setting(
         "files",
         "`files` keeps MEMORY.md / USER.md under the home (one machine); `postgres` keeps them "

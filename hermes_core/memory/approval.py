@@ -28,6 +28,7 @@ from hermes_core.memory.staged import (
 )
 from hermes_core.memory.store import MemoryStore, Result
 from hermes_core.provenance import Provenance, assess, audit, decide, refusal_text
+from hermes_core.provenance.audit_log import AuditRecorder, actor_of, cli_actor
 
 __all__ = [
     "ORIGINS",
@@ -90,6 +91,7 @@ class MemoryWriter:
         mode: str = "allow",
         store_for: Callable[[str | None], MemoryStore] | None = None,
         untrusted: str = "stage",
+        audit_log: AuditRecorder | None = None,
     ) -> None:
         if mode not in ("allow", "stage", "block"):
             raise ValueError(f"write approval must be allow, stage or block, got {mode!r}")
@@ -99,11 +101,49 @@ class MemoryWriter:
         self.pending: StagedWrites = pending if pending is not None else store.documents.pending
         self.mode = mode
         self.store_for = store_for or (lambda _user: store)
+        self.audit_log = audit_log
+
+    def _audit(
+        self,
+        event: str,
+        request: WriteRequest | None,
+        *,
+        actor: str,
+        provenance: Provenance | None = None,
+        pending_id: str | None = None,
+        logged_as: str | None = None,
+        removed: object = None,
+        **detail: Any,
+    ) -> None:
+        """Tell the process-wide sinks, then this home's own audit log, about one decision
+        (``logged_as``: the log's name for it, ``removed`` for a remove that landed)."""
+        plain = _detail(request) if request is not None else {}
+        seam = {k: v for k, v in detail.items() if k == "reason"}
+        audit(event, store="memory", provenance=provenance, pending_id=pending_id, **plain, **seam)
+        if self.audit_log is None:
+            return
+        contents = _logged_texts(request) if request is not None else []
+        if isinstance(removed, str):  # the entry itself, not the part of it the caller named
+            contents = [removed]
+        target = plain.get("target") or detail.get("target")
+        if detail.get("shared") is None and isinstance(target, str):
+            detail["shared"] = self.store.shared(target)
+        self.audit_log.record(
+            logged_as or event,
+            actor=actor,
+            provenance=provenance,
+            pending_id=pending_id,
+            contents=contents,
+            **plain,
+            **detail,
+        )
 
     def write(self, request: WriteRequest, origin: Origin = "assistant_tool") -> Result:
         """Apply, stage or refuse one write; each decision goes to the audit sinks."""
         if self.mode == "block":
-            audit("refused", store="memory", reason="read_only", **_detail(request))
+            self._audit(
+                "refused", request, actor=actor_of(origin), reason="read_only", origin=origin
+            )
             return {
                 "success": False,
                 "reason": "read_only",
@@ -116,7 +156,9 @@ class MemoryWriter:
         provenance = judged.provenance
         if judged.action == "refuse":
             refused = provenance.with_decision("refused")
-            audit("refused", store="memory", provenance=refused, **_detail(request))
+            self._audit(
+                "refused", request, actor=actor_of(origin), provenance=refused, origin=origin
+            )
             return {
                 "success": False,
                 "reason": "untrusted",
@@ -132,11 +174,27 @@ class MemoryWriter:
         result = apply_request(self.store, request)
         if result.get("success"):
             landed = provenance.with_decision("landed")
-            audit("landed", store="memory", provenance=landed, **_detail(request))
+            gone = request.action == "remove"
+            self._audit(
+                "landed",
+                request,
+                actor=actor_of(origin),
+                provenance=landed,
+                origin=origin,
+                logged_as="removed" if gone else None,
+                removed=result.get("removed") if gone else None,
+            )
         else:  # the scan, a limit, an entry not found: nothing changed
             refused = provenance.with_decision("refused")
             reason = result.get("reason")
-            audit("refused", store="memory", provenance=refused, reason=reason, **_detail(request))
+            self._audit(
+                "refused",
+                request,
+                actor=actor_of(origin),
+                provenance=refused,
+                reason=reason,
+                origin=origin,
+            )
         return result
 
     def _stage(
@@ -173,12 +231,13 @@ class MemoryWriter:
             format=RECORD_FORMAT,
         )
         self.pending.add(record)
-        audit(
+        self._audit(
             "staged",
-            store="memory",
+            request,
+            actor=actor_of(origin),
             provenance=provenance.with_decision("staged"),
             pending_id=record.id,
-            **_detail(request),
+            origin=origin,
         )
         why = (
             f" because its words came from {provenance.label()}, not from the user "
@@ -195,7 +254,7 @@ class MemoryWriter:
             "user it waits for their approval (hermes-context memory pending).",
         }
 
-    def approve(self, pending_id: str) -> Result:
+    def approve(self, pending_id: str, *, actor: str | None = None) -> Result:
         """Re-apply a staged write (scan and limits again) to the exact entries it selected;
         refused when one of them has changed since. The record is consumed with the write
         (see :class:`~hermes_core.memory.documents.Claim`): of many processes approving it at
@@ -219,27 +278,44 @@ class MemoryWriter:
         result = store.batch(record.target, _approved_ops(record), exact=True, claim=claim)
         if result.get("success"):
             result["message"] = f"Pending write {record.id} applied."
-            audit(
+            self._audit(
                 "approved",
-                store="memory",
+                _request_of(record),
+                actor=actor or cli_actor(),
                 provenance=_provenance_of(record),
                 pending_id=record.id,
-                action=record.action,
-                target=record.target,
+                origin=record.origin,
+                approved_by=actor or cli_actor(),
+                user_id=record.user_id,
+                shared=record.shared,
             )
         elif result.get("reason") == "changed":
             result["error"] = f"pending write {record.id}: {result['error']}"
         return result
 
-    def reject(self, pending_id: str) -> Result:
+    def reject(self, pending_id: str, *, actor: str | None = None) -> Result:
         """Drop a staged write unapplied."""
+        record: PendingWrite | None
         try:
-            provenance = _provenance_of(self.pending.get(pending_id))
+            record = self.pending.get(pending_id)
+            provenance = _provenance_of(record)
         except KeyError:
-            provenance = None  # unreadable records can be rejected too
+            record, provenance = None, None  # unreadable records can be rejected too
         if not self.pending.delete(pending_id):
             raise KeyError(f"no pending write {pending_id} (see `hermes-context memory pending`)")
-        audit("rejected", store="memory", provenance=provenance, pending_id=pending_id)
+        who = actor or cli_actor()
+        known: dict[str, Any] = {}
+        if record is not None:
+            known = {"origin": record.origin, "user_id": record.user_id, "shared": record.shared}
+        self._audit(
+            "rejected",
+            _request_of(record) if record is not None else None,
+            actor=who,
+            provenance=provenance,
+            pending_id=pending_id,
+            rejected_by=who,
+            **known,
+        )
         return {"success": True, "done": True, "message": f"Pending write {pending_id} rejected."}
 
 
@@ -265,6 +341,21 @@ def _texts(request: WriteRequest) -> list[str]:
     ops = [op for op in request.ops() if isinstance(op, Mapping)]  # the store refuses others
     texts = [op.get("content") for op in ops if op.get("action") != "remove"]
     return [t for t in texts if isinstance(t, str)]
+
+
+def _logged_texts(request: WriteRequest) -> list[str]:
+    """What an audit line previews: the new words, or the entry a remove names."""
+    texts = _texts(request)
+    if texts:
+        return texts
+    ops = [op for op in request.ops() if isinstance(op, Mapping)]
+    return [op["old_text"] for op in ops if isinstance(op.get("old_text"), str)]
+
+
+def _request_of(record: PendingWrite) -> WriteRequest:
+    """The staged write as a request, for its audit line."""
+    ops = tuple(dict(op) for op in record.operations)
+    return WriteRequest(record.action, record.target, record.content, record.selected, ops)
 
 
 def _detail(request: WriteRequest) -> dict[str, Any]:

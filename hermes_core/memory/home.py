@@ -21,8 +21,15 @@ from hermes_core.memory.file_documents import (
 )
 from hermes_core.memory.snapshot import Scanner
 from hermes_core.memory.store import MemoryStore
+from hermes_core.provenance.audit_log import AuditRecorder, FileAuditLog, audit_directory
 
-__all__ = ["memory_directory", "open_store", "open_writer", "pending_directory"]
+__all__ = [
+    "memory_audit_log",
+    "memory_directory",
+    "open_store",
+    "open_writer",
+    "pending_directory",
+]
 
 
 def open_store(
@@ -67,10 +74,21 @@ def open_writer(
             return store
         return open_store(home, settings, user_id=other, scanner=scanner, documents=documents)
 
+    recorder = None
+    if settings.memory.audit:
+        own = getattr(documents, "audit_log", None)  # a backend's table, else the home's files
+        target = own if own is not None else memory_audit_log(home, settings)
+        recorder = AuditRecorder(target, store="memory", user_id=user_id)
     return MemoryWriter(
         store,
         documents.pending,
         mode=settings.memory.write_approval,
         store_for=store_for,
         untrusted=settings.memory.untrusted_writes,
+        audit_log=recorder,
     )
+
+
+def memory_audit_log(home: Path, settings: Settings) -> FileAuditLog:
+    """The home's own memory audit file (``audit/memory.jsonl``)."""
+    return FileAuditLog(audit_directory(home), "memory", max_bytes=settings.memory.audit_max_bytes)

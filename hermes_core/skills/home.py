@@ -9,10 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from hermes_core.config.settings import Settings
+from hermes_core.provenance.audit_log import AuditRecorder, FileAuditLog, audit_directory
 from hermes_core.skills.library import SkillLibrary
 from hermes_core.skills.screening import Scan
 
-__all__ = ["open_library", "pending_directory", "skills_directory"]
+__all__ = ["open_library", "pending_directory", "skills_audit_log", "skills_directory"]
 
 
 def skills_directory(home: Path) -> Path:
@@ -31,4 +32,14 @@ def open_library(home: Path, settings: Settings, *, scan: Scan | None = None) ->
         approval=settings.skills.write_approval,
         pending_dir=pending_directory(home),
         untrusted=settings.memory.untrusted_writes,
+        audit_log=(
+            AuditRecorder(skills_audit_log(home, settings), store="skills")
+            if settings.memory.audit
+            else None
+        ),
     )
+
+
+def skills_audit_log(home: Path, settings: Settings) -> FileAuditLog:
+    """The home's skills audit file (``audit/skills.jsonl``); skills are files everywhere."""
+    return FileAuditLog(audit_directory(home), "skills", max_bytes=settings.memory.audit_max_bytes)

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from hermes_core.provenance import Provenance, assess, audit, decide, refusal_text
+from hermes_core.provenance.audit_log import AuditRecorder, actor_of, cli_actor
 from hermes_core.skills.catalog import (
     Problem,
     locate,
@@ -80,6 +81,7 @@ class SkillLibrary(SkillViews, SkillShortcuts):
         approval: str = "allow",
         pending_dir: str | Path | None = None,
         untrusted: str = "stage",
+        audit_log: AuditRecorder | None = None,
     ) -> None:
         if approval not in APPROVAL_MODES:
             raise ValueError(
@@ -92,6 +94,37 @@ class SkillLibrary(SkillViews, SkillShortcuts):
         self.untrusted = untrusted
         pending = Path(pending_dir) if pending_dir is not None else None
         self.pending = PendingSkillWrites(pending or self.root.parent / "pending" / "skills")
+        self.audit_log = audit_log
+
+    def _audit(
+        self,
+        event: str,
+        request: SkillRequest | None,
+        *,
+        actor: str,
+        provenance: Provenance | None = None,
+        pending_id: str | None = None,
+        reason: str | None = None,
+        logged_as: str | None = None,
+        **extra: str | None,
+    ) -> None:
+        """Tell the process-wide sinks, then this home's own audit log, about one decision."""
+        plain = request_detail(request) if request is not None else {}
+        why = {"reason": reason} if reason else {}
+        audit(event, store="skills", provenance=provenance, pending_id=pending_id, **plain, **why)
+        if self.audit_log is not None:
+            texts = (request.content, request.file_content, request.new_string) if request else ()
+            self.audit_log.record(
+                logged_as or event,
+                actor=actor,
+                provenance=provenance,
+                pending_id=pending_id,
+                contents=[t for t in texts if isinstance(t, str)],
+                shared=True,
+                **plain,
+                **why,
+                **extra,
+            )
 
     # --- reading ----------------------------------------------------------------------------
 
@@ -166,7 +199,9 @@ class SkillLibrary(SkillViews, SkillShortcuts):
         if origin not in ORIGINS:
             raise ValueError(f"origin must be one of {', '.join(ORIGINS)}, got {origin!r}")
         if self.approval == "block":
-            audit("refused", store="skills", reason="read_only", **request_detail(request))
+            self._audit(
+                "refused", request, actor=actor_of(origin), reason="read_only", origin=origin
+            )
             return failure(
                 "read_only",
                 "Skills are read-only here (skills.write_approval: block); nothing was saved. "
@@ -181,14 +216,16 @@ class SkillLibrary(SkillViews, SkillShortcuts):
         if isinstance(change, dict):
             return change
         if refusal := self._screen(change.texts):
-            audit("refused", store="skills", reason="threat", **request_detail(request))
+            self._audit("refused", request, actor=actor_of(origin), reason="threat", origin=origin)
             return refusal
         judged = assess(
             request_texts(request), origin=origin, policy=self.untrusted, now=time.time()
         )
         if judged.action == "refuse":
             refused = judged.provenance.with_decision("refused")
-            audit("refused", store="skills", provenance=refused, **request_detail(request))
+            self._audit(
+                "refused", request, actor=actor_of(origin), provenance=refused, origin=origin
+            )
             return failure("untrusted", refusal_text(refused, "skill write"))
         if judged.tainted or must_stage(
             self.approval, origin, request.action, new_file=change.new_file
@@ -236,7 +273,14 @@ class SkillLibrary(SkillViews, SkillShortcuts):
                 execute(root, change)
             if not exact:
                 landed = None if provenance is None else provenance.with_decision("landed")
-                audit("landed", store="skills", provenance=landed, **request_detail(request))
+                self._audit(
+                    "landed",
+                    request,
+                    actor=actor_of(origin),
+                    provenance=landed,
+                    origin=origin,
+                    logged_as="removed" if request.action == "delete" else None,
+                )
             return change.result
         except SkillError as exc:
             return failure("unsafe_path", str(exc))
@@ -263,12 +307,13 @@ class SkillLibrary(SkillViews, SkillShortcuts):
             self.pending.add(record)
         except OSError as exc:
             return failure("io", f"could not stage the write: {exc.strerror or exc}.")
-        audit(
+        self._audit(
             "staged",
-            store="skills",
+            request,
+            actor=actor_of(origin),
             provenance=staged,
             pending_id=record.id,
-            **request_detail(request),
+            origin=origin,
         )
         why = stage_reason(self.approval, staged, untrusted=untrusted)
         return {
@@ -279,7 +324,7 @@ class SkillLibrary(SkillViews, SkillShortcuts):
             "message": f"Staged for review by a person ({why}); the skill is not changed yet.",
         }
 
-    def approve(self, pending_id: str) -> Result:
+    def approve(self, pending_id: str, *, actor: str | None = None) -> Result:
         """Apply a staged write (validated and scanned again) if the file it was judged
         against is unchanged; the record is removed once applied. KeyError when it is
         missing or unreadable."""
@@ -291,18 +336,20 @@ class SkillLibrary(SkillViews, SkillShortcuts):
         if result.get("success"):
             self.pending.delete(record.id)
             result["message"] = f"Pending skill write {record.id} applied: {result['message']}"
-            audit(
+            who = actor or cli_actor()
+            self._audit(
                 "approved",
-                store="skills",
+                request,
+                actor=who,
                 provenance=record_provenance(record),
                 pending_id=record.id,
-                **request_detail(request),
+                approved_by=who,
             )
         else:
             result["error"] = f"pending skill write {record.id}: {result['error']}"
         return result
 
-    def reject(self, pending_id: str) -> Result:
+    def reject(self, pending_id: str, *, actor: str | None = None) -> Result:
         """Drop a staged write unapplied; KeyError when there is none."""
         try:
             provenance = record_provenance(self.pending.get(pending_id))
@@ -310,7 +357,15 @@ class SkillLibrary(SkillViews, SkillShortcuts):
             provenance = None  # an unreadable record can be rejected too
         if not self.pending.delete(pending_id):
             raise KeyError(f"no pending skill write {pending_id} (see `skills pending`)")
-        audit("rejected", store="skills", provenance=provenance, pending_id=pending_id)
+        who = actor or cli_actor()
+        self._audit(
+            "rejected",
+            None,
+            actor=who,
+            provenance=provenance,
+            pending_id=pending_id,
+            rejected_by=who,
+        )
         return {
             "success": True,
             "done": True,

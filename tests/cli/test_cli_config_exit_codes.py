@@ -30,11 +30,13 @@ SUBCOMMANDS = {
     "memory approve": ["memory", "approve", "all"],
     "memory reject": ["memory", "reject", "some-id"],
     "memory reset": ["memory", "reset", "--yes"],
+    "memory audit": ["memory", "audit"],
     "skills list": ["skills", "list"],
     "skills show": ["skills", "show", "a-skill"],
     "skills pending": ["skills", "pending"],
     "skills approve": ["skills", "approve", "all"],
     "skills reject": ["skills", "reject", "some-id"],
+    "skills audit": ["skills", "audit"],
 }
 
 

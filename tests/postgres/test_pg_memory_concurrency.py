@@ -26,6 +26,7 @@ psycopg = pytest.importorskip("psycopg")
 
 from hermes_plugins.postgres.database import Database  # noqa: E402
 from hermes_plugins.postgres.memory import PostgresMemoryDocuments  # noqa: E402
+from hermes_plugins.postgres.memory.schema import SCHEMA_VERSION  # noqa: E402
 
 BIG = 10**7  # limits raised so that only concurrency is under test
 WRITERS, ADDS = 4, 25
@@ -124,7 +125,8 @@ def _run(kind: str, dsn: str, args_for: list[tuple[Any, ...]]) -> list[Any]:
 def test_eight_processes_opening_a_fresh_database_at_once_all_succeed(pg_dsn: str) -> None:
     assert _run("open", pg_dsn, [() for _ in range(APPROVERS)]) == [True] * APPROVERS
     with psycopg.connect(pg_dsn) as conn:
-        assert conn.execute("SELECT version FROM hermes.memory_schema").fetchall() == [(1,)]
+        versions = conn.execute("SELECT version FROM hermes.memory_schema").fetchall()
+        assert versions == [(SCHEMA_VERSION,)]
 
 
 def test_four_processes_adding_to_one_profile_all_land(pg_dsn: str) -> None:

@@ -37,6 +37,7 @@ from hermes_core.memory.files import MAX_FILE_BYTES
 from hermes_core.memory.layout import describe
 from hermes_plugins.postgres.database import Database
 from hermes_plugins.postgres.memory.access import Retry, run
+from hermes_plugins.postgres.memory.audit import PostgresAuditLog
 from hermes_plugins.postgres.memory.pending import PostgresPendingWrites, take_record
 from hermes_plugins.postgres.memory.schema import BLOCKS, HISTORY, PENDING, migrate
 
@@ -97,6 +98,11 @@ class PostgresMemoryDocuments:
     @property
     def pending(self) -> PostgresPendingWrites:
         return self._pending
+
+    @property
+    def audit_log(self) -> PostgresAuditLog:
+        """Where ``memory audit`` lines go for this backend (``hermes.memory_audit``)."""
+        return PostgresAuditLog(self.database)
 
     def close(self) -> None:
         with self._lock:

@@ -12,6 +12,8 @@ other.
   text only while the row is still at *n* (optimistic concurrency).
 * ``memory_history``: the copies kept before a reset and of a drifted text.
 * ``memory_pending``: staged writes, one JSON record per row.
+* ``memory_audit`` (version 2): the audit log, one row per decision about a write (who wrote
+  what, when, from where; ``memory audit``), append-only.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from hermes_plugins.postgres import migrations
 from hermes_plugins.postgres.migrations import SCHEMA
 
 __all__ = [
+    "AUDIT",
     "BLOCKS",
     "HISTORY",
     "MIGRATIONS",
@@ -40,9 +43,10 @@ __all__ = [
 BLOCKS = f"{SCHEMA}.memory_blocks"
 HISTORY = f"{SCHEMA}.memory_history"
 PENDING = f"{SCHEMA}.memory_pending"
+AUDIT = f"{SCHEMA}.memory_audit"
 _VERSION = "memory_schema"
 VERSION_TABLE = f"{SCHEMA}.{_VERSION}"
-_TABLES = tuple(name.split(".", 1)[1] for name in (BLOCKS, HISTORY, PENDING))
+_TABLES = tuple(name.split(".", 1)[1] for name in (BLOCKS, HISTORY, PENDING, AUDIT))
 _BUMP = f"{SCHEMA}.memory_blocks_bump"
 #: ``pg_advisory_xact_lock`` key of memory's schema changes: "hermes" and 2 (sessions: 1)
 MIGRATION_LOCK = 0x6865726D65730002
@@ -81,8 +85,19 @@ _V1: tuple[str, ...] = (
     )""",
 )
 
+_V2: tuple[str, ...] = (
+    f"""CREATE TABLE {AUDIT} (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        at timestamptz NOT NULL DEFAULT now(),
+        scope text NOT NULL,
+        event text NOT NULL,
+        record jsonb NOT NULL
+    )""",
+    f"CREATE INDEX memory_audit_at ON {AUDIT} (at)",
+)
+
 #: MIGRATIONS[n - 1] takes the memory tables from version n - 1 to version n
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1,)
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
