@@ -207,8 +207,18 @@ class MemoryWriter:
         if request.action not in _ACTIONS:
             return apply_request(self.store, request)
         outcome = self.store.preview(request.target, request.ops(), batch=request.action == "batch")
-        if not outcome.result.get("success") or outcome.new_text is None:
-            return outcome.result  # a refusal, or a write that would change nothing
+        if not outcome.result.get("success"):  # the scan, a limit: audited as any refusal
+            self._audit(
+                "refused",
+                request,
+                actor=actor_of(origin),
+                provenance=provenance.with_decision("refused"),
+                reason=outcome.result.get("reason"),
+                origin=origin,
+            )
+            return outcome.result
+        if outcome.new_text is None:
+            return outcome.result  # a write that would change nothing
         single = request.action != "batch"
         ops = request.ops()
         record = PendingWrite(
