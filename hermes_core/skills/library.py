@@ -215,12 +215,19 @@ class SkillLibrary(SkillViews, SkillShortcuts):
             return failure("unsafe_path", str(exc))
         if isinstance(change, dict):
             return change
-        if refusal := self._screen(change.texts):
-            self._audit("refused", request, actor=actor_of(origin), reason="threat", origin=origin)
-            return refusal
         judged = assess(
             request_texts(request), origin=origin, policy=self.untrusted, now=time.time()
         )
+        if refusal := self._screen(change.texts):
+            self._audit(
+                "refused",
+                request,
+                actor=actor_of(origin),
+                provenance=judged.provenance.with_decision("refused"),
+                reason="threat",
+                origin=origin,
+            )
+            return refusal
         if judged.action == "refuse":
             refused = judged.provenance.with_decision("refused")
             self._audit(
