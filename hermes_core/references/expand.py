@@ -30,7 +30,13 @@ from hermes_core.references.parse import MAX_REFERENCES, Reference, find_referen
 from hermes_core.references.paths import resolve_reference_path
 from hermes_core.references.refusal import Refused
 from hermes_core.references.screen import Scan, context_scan, flagged
-from hermes_core.references.sources import MAX_FILE_BYTES, folder_listing, read_file_text
+from hermes_core.references.sources import (
+    MAX_FILE_BYTES,
+    MAX_SCAN_BYTES,
+    deadline,
+    folder_listing,
+    read_file_text,
+)
 from hermes_core.references.url import fetch_url
 
 __all__ = [
@@ -128,9 +134,28 @@ def _git_section(reference: Reference, workspace: Path, warnings: list[str]) -> 
     return _Section(label, output.text.strip() or empty[reference.kind], "diff")
 
 
+def _cut_warning(why: str) -> str:
+    """What the user is told about a cut range, by why it was cut (sources._lines)."""
+    mib = f"{MAX_FILE_BYTES // (1024 * 1024)} MiB"
+    if why == "long":
+        return (
+            f"only the first {mib} of the range were attached: its first line is longer "
+            "than that and was cut; name a later line, or read the file another way"
+        )
+    if why == "scan":
+        return (
+            f"only the part of the range within the first {MAX_SCAN_BYTES // (1024 * 1024)} "
+            "MiB of the file was attached; name an earlier or shorter range"
+        )
+    return (
+        f"only the first {mib} of the range were attached (the range holds more); name fewer lines"
+    )
+
+
 def _section(
     reference: Reference,
     *,
+    until: float,
     workspace: Path | None,
     settings: ReferencesSettings,
     user_home: Path,
@@ -161,12 +186,9 @@ def _section(
     if reference.kind == "folder":
         listing, _left_out = folder_listing(resolved, user_home=user_home, hermes_home=hermes_home)
         return _Section(f"@folder:{resolved.shown} (names and sizes, not contents)", listing)
-    read = read_file_text(resolved, reference.line_range)
+    read = read_file_text(resolved, reference.line_range, until)
     if read.cut:
-        warnings.append(
-            f"{reference.raw}: only the first {MAX_FILE_BYTES // (1024 * 1024)} MiB of the "
-            "range were attached (a line that long is cut); name fewer or shorter lines"
-        )
+        warnings.append(f"{reference.raw}: {_cut_warning(read.why)}")
     lines = reference.line_range
     label = f"@file:{resolved.shown}" + (f" (lines {lines[0]}-{lines[1]})" if lines else "")
     return _Section(label, read.text, _LANGUAGES.get(resolved.real.suffix.lower(), ""))
@@ -250,6 +272,7 @@ def expand_references(
             f"context_length must be a positive number of tokens, not {context_length}"
         )
     home = _user_home(user_home)
+    until = deadline()  # one for every file of this message, not one each
     warnings: list[str] = []
     pairs: list[tuple[Reference, _Section]] = []
     seen: set[tuple[str, str, tuple[int, int] | None]] = set()
@@ -261,6 +284,7 @@ def expand_references(
         try:
             section = _section(
                 reference,
+                until=until,
                 workspace=workspace,
                 settings=settings,
                 user_home=home,
