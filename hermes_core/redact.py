@@ -19,15 +19,8 @@ from typing import Final
 
 __all__ = ["SECRET_PATTERNS", "looks_like_secret", "redact"]
 
-from hermes_core.secret_shapes import (
-    _AWS_CANDIDATE,
-    _AWS_SECRET,
-    _SHAPES,
-    AWS_SECRET_ID,
-    SECRET_PATTERNS,
-    _Gate,
-    _random_looking,
-)
+from hermes_core.secret_shapes import _SHAPES, SECRET_PATTERNS, _Gate
+from hermes_core.secret_vendors import _AWS_CANDIDATE, _AWS_SECRET, AWS_SECRET_ID, _random_looking
 
 # Full-width ASCII and the ideographic space, mapped one character for one to ASCII; also the
 # four letters that case-blind matching takes for ASCII ones (dotted and dotless i, long s,

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from hermes_core.secret_vendors import START, VENDOR_SHAPES
+from hermes_core.secret_vendors import COMMAND_OPTIONS, START, VENDOR_SHAPES
 
-__all__ = ["AWS_SECRET_ID", "SECRET_PATTERNS"]
+__all__ = ["SECRET_PATTERNS"]
 
 #: Where a key shape may start (see :data:`hermes_core.secret_vendors.START`).
 _START = START
@@ -160,7 +160,10 @@ _PASSWORD_VALUE = (
     rf"(?=(?P<secret_b>{_BARE}{{1,2000}}))(?P=secret_b)(?!\(|\[REDACTED:)"
     rf"(?(colon)(?![ \t]{{1,5}}(?:{_LETTER}|\[REDACTED:))))"
 )
-_PASSWORD_ASSIGNMENT = rf"(?i:pass(?:word|wd|phrase)|{_PWD}){_PASSWORD_VALUE}"
+# Environment names ending in ``PASS`` or ``_AUTH`` (``SSHPASS``, ``DB_PASS``,
+# ``REDISCLI_AUTH``): capitals only, after a capital, digit or "_" (``compass`` is a word).
+_ENV_PASS = r"(?<=[A-Z0-9_])PASS|(?<=[A-Z0-9]_)AUTH"
+_PASSWORD_ASSIGNMENT = rf"(?:(?i:pass(?:word|wd|phrase)|{_PWD})|{_ENV_PASS}){_PASSWORD_VALUE}"
 _LOCAL_PASSWORD_ASSIGNMENT = rf"(?i:{_LOCAL_PASSWORD}){_PASSWORD_VALUE}"
 
 # --- Passwords on command lines and in .netrc ----------------------------------------------------
@@ -202,54 +205,87 @@ _MYSQL = (
 # ``urllib.parse``, the credentials run to the last "@" before the host (at most 3 more "@").
 # Not our own label: ``scheme://[REDACTED:url_password]@host`` must not match again.
 _URL_PASSWORD = (
-    r"(?:(?<=://)|(?<=:\\/\\/))(?!\[REDACTED:)[^/\\\s:@]{0,200}:[^/\s@]{1,200}"
-    r"(?:@[^/\s@]{1,200}){0,3}(?=@)"
+    r"(?:(?<=://)|(?<=:\\/\\/))(?!\[REDACTED:)[^/\\\s:@?#]{0,200}:[^/\s@?#]{1,200}"
+    r"(?:@[^/\s@?#]{1,200}){0,3}(?=@)"
+)
+# The authority ends at the first "/", "?" or "#" (as for ``urllib.parse``): a query holding
+# ``a:b@c`` is not credentials. A URL inside another, percent-encoded
+# (``?next=https%3A%2F%2Fbob%3Apw%40host``): the password between ``%3A`` and ``%40``.
+_ENCODED_URL_PASSWORD = (
+    r"(?<=%3[Aa]%2[Ff]%2[Ff])(?:[^\s%@:/?#&]|%(?!3[Aa]|40|2[Ff])[0-9A-Fa-f]{2}){0,200}"
+    r"(?:%3[Aa]|:)(?!\[REDACTED:)(?P<secret_b>(?:[^\s%@/?#&]|%(?!40|2[Ff])[0-9A-Fa-f]{2}){1,200})"
+    r"(?=%40|@)"
 )
 
 # --- Passwords given to other commands ----------------------------------------------------------
 # Like ``_MYSQL``: a command, up to 20 of its words (each taken whole), then its password
-# option: ``docker login -p X`` (and podman, buildah, skopeo, nerdctl, oras, helm registry,
-# crane auth), ``sshpass -p X``, ``redis-cli -a X``, ``ldapsearch -w X``, ``mongosh -p X``,
-# ``sqlcmd -P X``, ``zip -P X``, ``7z -pX``; ``curl -u user:X`` and ``smbclient -U user%X``
-# lose only the password. ``docker run -p 8080:80`` is a port: only ``login`` counts there.
-# The option found is the first (no word before it is the option) and no word is one of our
-# labels, so redacting twice finds what redacting once did.
+# option (the catalogue: ``secret_vendors.COMMAND_OPTIONS``); ``curl -u user:X`` loses only
+# the password, quoted with spaces too. The option found is the first (no word before it is
+# the option) and no word is one of our labels, so redacting twice finds what redacting once
+# did. Prose is not a password: after ``docker login -u bob ... -p``, "when it asks", "with
+# your token" or a ``# comment`` are words, left alone (an English function word as the value).
 _CLI_WORD = r"(?=(?P<word>[^\s|;&<>\"'`\\]{1,200}))(?P=word)"
-_SHORT_VALUE = _FLAG_VALUE.replace("{1,2000}", "{1,200}")
-_SPACED, _ANY_SEP, _GLUED = r"[ \t]{1,5}(?!-)", r"(?:[ \t]{1,5}(?!-)|=)?", ""
+_PROSE = (
+    r"(?:#|(?i:and|or|but|the|a|an|to|with|then|when|if|is|for|in|on|of|you|your|it|this"
+    r"|that|flag|option|prompts?)(?![^\s.,;:!?]))"
+)
+_SHORT_VALUE = "(?!" + _PROSE + ")" + _FLAG_VALUE.replace("{1,2000}", "{1,200}")
+_SEPARATORS: Final = {"spaced": r"[ \t]{1,5}(?!-)", "any": r"(?:[ \t]{1,5}(?!-)|=)?", "glued": ""}
 
 
-def _command_option(command: str, option: str, separator: str, value: str = _SHORT_VALUE) -> str:
+def _user_value(separator: str) -> str:
+    """``user<separator>password``, bare or quoted (``'admin:s3 cret'``): the password."""
     return (
-        rf"(?<![A-Za-z0-9_.\]-])(?:{command})(?![A-Za-z0-9_-])"
-        rf"(?:[ \t]{{1,5}}(?!\[REDACTED:|(?:{option})(?![A-Za-z-])){_CLI_WORD}){{0,20}}"
-        rf"[ \t]{{1,5}}(?:{option}){separator}{value}"
+        rf"(?:(?P<q>[\"'])[^{separator}\"'\\\r\n]{{0,200}}[{separator}](?!\[REDACTED:)"
+        rf"(?P<secret_q>[^\"'\\\r\n]{{1,200}})(?=(?P=q))"
+        rf"|[^\s{separator}\"'\\]{{0,200}}[{separator}](?!\[REDACTED:)"
+        rf"(?P<secret_b>[^\s\"'\\]{{1,200}}))"
     )
 
 
-_USER_COLON = r"[\"']?[^\s:%\"'\\]{0,200}[:%](?!\[REDACTED:)(?P<secret_b>[^\s\"'\\]{1,200})"
-_COMMAND_PASSWORDS: Final = (
-    (
-        _command_option(
-            r"(?:docker|podman|buildah|skopeo|nerdctl|oras|helm[ \t]{1,5}registry"
-            r"|crane[ \t]{1,5}auth)[ \t]{1,5}login",
-            "-p",
-            _ANY_SEP,
-        ),
-        ("login",),
-    ),
-    (_command_option("sshpass", "-p", _ANY_SEP), ("sshpass",)),
-    (_command_option(r"(?:redis|valkey|keydb)-cli", "-a|--pass", _SPACED), ("-cli",)),
-    (_command_option(r"ldap[a-z]{2,8}", "-w", _SPACED), ("ldap",)),
-    (
-        _command_option(r"mongo(?:sh|dump|restore|export|import|stat|top|files)?", "-p", _SPACED),
-        ("mongo",),
-    ),
-    (_command_option(r"sqlcmd|bcp|osql", "-P", _ANY_SEP), ("sqlcmd", "bcp", "osql")),
-    (_command_option(r"(?:un)?zip", "-P", _SPACED), ("zip",)),
-    (_command_option(r"7z[az]?", "-p", _GLUED), ("7z",)),
-    (_command_option("curl", "-u|--user|-U|--proxy-user", _ANY_SEP, _USER_COLON), ("curl",)),
-    (_command_option("smbclient|rpcclient", "-U|--user", _ANY_SEP, _USER_COLON), ("client",)),
+_VALUES: Final = {
+    "password": _SHORT_VALUE,
+    "user:password": _user_value(":%"),
+    "user,password": _user_value(","),
+}
+
+
+def _command_option(command: str, option: str, separator: str, value: str) -> str:
+    return (
+        rf"(?<![A-Za-z0-9_.\]-])(?:{command})(?![A-Za-z0-9_-])"
+        rf"(?:[ \t]{{1,5}}(?!\[REDACTED:|(?:{option})(?![A-Za-z-])){_CLI_WORD}){{0,20}}"
+        rf"[ \t]{{1,5}}(?:{option}){_SEPARATORS[separator]}{_VALUES[value]}"
+    )
+
+
+# Bespoke: ``openssl ... -pass pass:X`` (``-passin``/``-passout``; ``env:``/``file:`` name
+# where it is), ``htpasswd -b[c|n...] [file] user X``, Windows ``net use \\srv\share X`` and
+# ``net use ... /user:u X``, ``/p:X`` and ``/pass:X`` options (xfreerdp, cmdkey), Oracle's
+# ``sqlplus user/X@db``. Words that may hold "\" (Windows paths) are taken whole too.
+_WIN_WORD = r"(?=(?P<w>[^\s\"'`]{1,200}))(?P=w)"
+_OPENSSL = (
+    r"(?<![A-Za-z0-9_-])-pass(?:in|out|word)?[ \t]{1,5}(?:(?P<q>[\"'])pass:(?!\[REDACTED:)"
+    r"(?P<secret_q>[^\"'\\\r\n]{1,200})(?P=q)|pass:(?!\[REDACTED:)(?P<secret_b>[^\s\"'`\\]{1,200}))"
+)
+_HTPASSWD = (
+    r"(?<![A-Za-z0-9_.-])htpasswd(?=(?:[ \t]{1,5}-[A-Za-z]{1,10}){0,4}?[ \t]{1,5}-[A-Za-z]{0,9}b)"
+    rf"(?:[ \t]{{1,5}}-[A-Za-z]{{1,10}}){{1,5}}(?:[ \t]{{1,5}}(?!-){_CLI_WORD}){{1,2}}"
+    rf"[ \t]{{1,5}}(?!-){_SHORT_VALUE}(?![ \t]{{1,5}}\[REDACTED:)"
+)
+_NET_USE_VALUE = rf"[ \t]{{1,5}}(?![/*-]){_SHORT_VALUE}"
+_NET_USE = (
+    r"(?<![A-Za-z0-9_.-])net[ \t]{1,5}use(?:[ \t]{1,5}(?:[A-Za-z]:|\*))?"
+    rf"[ \t]{{1,5}}\\\\[^\s\\\"']{{1,200}}(?:\\[^\s\\\"']{{1,200}}){{0,8}}{_NET_USE_VALUE}"
+)
+_NET_USER = (
+    rf"(?<![A-Za-z0-9_.-])net[ \t]{{1,5}}use(?:[ \t]{{1,5}}(?!/u(?:ser)?:){_WIN_WORD}){{0,6}}"
+    rf"[ \t]{{1,5}}/(?i:u|user):[^\s\"'`]{{1,200}}{_NET_USE_VALUE}"
+)
+_SLASH_PASSWORD = rf"(?<=[ \t])/(?i:p|pass|password):(?!\[REDACTED:){_SHORT_VALUE}"
+_SQLPLUS = (
+    r"(?<![A-Za-z0-9_.-])(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl)"
+    r"(?:[ \t]{1,5}-[A-Za-z]{1,10}){0,4}[ \t]{1,5}[^\s/@\"'\\]{1,100}/(?!\[REDACTED:)"
+    r"(?P<secret_b>[^\s/@\"'\\]{1,200})"
 )
 
 # --- Azure connection strings ----------------------------------------------------------------
@@ -311,7 +347,7 @@ _NAME_GATE: Final = _Gate(
 _ASCII_WORDS = "|".join(re.escape(word) for word in _PASSWORD_WORDS if word.isascii())
 _OTHER_WORDS = "|".join(re.escape(word) for word in _PASSWORD_WORDS if not word.isascii())
 _PASSWORD_GATE: Final = _Gate(
-    patterns=(re.compile(rf"(?:pass(?:word|wd|phrase)|pwd){_GATE_ASSIGN}"),),
+    patterns=(re.compile(rf"(?:pass(?:word|wd|phrase)?|pwd|_auth){_GATE_ASSIGN}"),),
 )
 _LOCAL_PASSWORD_GATE: Final = _Gate(
     patterns=(re.compile(rf"(?:{_ASCII_WORDS}){_GATE_ASSIGN}"),),
@@ -320,6 +356,7 @@ _LOCAL_PASSWORD_GATE: Final = _Gate(
 _FLAG_GATE: Final = _Gate(
     patterns=(re.compile(r"(?:pass(?:word|wd|phrase)|storepass|keypass)[ \t]"),)
 )
+_NET_USE_GATE: Final = _Gate(patterns=(re.compile(r"net[ \t]{1,5}use"),))
 _NETRC_GATE: Final = _Gate(patterns=(re.compile(r"password(?:[ \t\r\n]|\\[nrt])"),))
 
 _SHAPES: Final[tuple[tuple[str, str, _Gate], ...]] = (
@@ -333,10 +370,20 @@ _SHAPES: Final[tuple[tuple[str, str, _Gate], ...]] = (
     ),
     ("bearer_token", rf"{_START}Bearer\s{{1,5}}[A-Za-z0-9._~+/=-]{{12,2000}}", _literals("bearer")),
     ("url_password", _URL_PASSWORD, _literals("://", ":\\/\\/")),
+    ("url_password", _ENCODED_URL_PASSWORD, _literals("%3a%2f%2f")),
     ("netrc_password", _NETRC, _NETRC_GATE),
     ("cli_password", _MYSQL, _literals("mysql", "mariadb")),
     ("cli_password", _PASSWORD_FLAG, _FLAG_GATE),
-    *(("cli_password", pattern, _literals(*gate)) for pattern, gate in _COMMAND_PASSWORDS),
+    *(
+        ("cli_password", _command_option(command, option, separator, value), _literals(*gate))
+        for command, option, separator, value, gate in COMMAND_OPTIONS
+    ),
+    ("cli_password", _OPENSSL, _literals("pass:")),
+    ("cli_password", _HTPASSWD, _literals("htpasswd")),
+    ("cli_password", _NET_USE, _NET_USE_GATE),
+    ("cli_password", _NET_USER, _NET_USE_GATE),
+    ("cli_password", _SLASH_PASSWORD, _literals(" /p:", " /pass:", " /password:")),
+    ("cli_password", _SQLPLUS, _literals("sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl")),
     ("azure_key", _AZURE_KEY, _literals("accountkey", "sharedaccess")),
     ("secret_assignment", _SECRET_ASSIGNMENT, _NAME_GATE),
     ("secret_assignment", _PASSWORD_ASSIGNMENT, _PASSWORD_GATE),
@@ -350,28 +397,3 @@ _SHAPES: Final[tuple[tuple[str, str, _Gate], ...]] = (
 SECRET_PATTERNS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = tuple(
     (pattern_id, re.compile(pattern)) for pattern_id, pattern, _gate in _SHAPES
 )
-
-# --- Bare AWS secret access keys ---------------------------------------------------------------
-# 40 characters of [A-Za-z0-9/+] with a lower-case letter, a capital and a digit, and not
-# part of a longer run (a longer base64 blob, a path, a hash) nor hex (a git SHA). The
-# trade-off: nothing in the key itself says "AWS", and any random 40-character base64 string
-# looks the same, so such strings are redacted too (harmless: they are opaque). What must
-# pass is text people read, and 40-character identifiers and paths are mostly words
-# (``getUserIdFromTokenAndSessionKey12345678``, ``home/user/projects/MyApp2/src/main/Java1``):
-# a candidate half made of words of 3+ lower-case letters (optionally capitalised) is kept.
-# In random keys such words cover about 7 of 40 characters; under 1% reach 20, and those are
-# missed. An AWS secret named as one (``aws_secret_access_key = ...``) is an assignment, above,
-# whatever its letters. Not in SECRET_PATTERNS: its matches need :func:`_random_looking`.
-_AWS_SECRET: Final = re.compile(
-    r"(?<![A-Za-z0-9/+_\]])(?=[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+_=\[]))(?![0-9a-fA-F]{40})"
-    r"(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[0-9])"
-    r"[A-Za-z0-9/+]{40}"
-)
-_AWS_CANDIDATE: Final = re.compile(r"(?<![A-Za-z0-9/+_\]])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+_=\[])")
-_WORD: Final = re.compile(r"[A-Z]?[a-z]{3,}")
-AWS_SECRET_ID: Final = "aws_secret_key"
-
-
-def _random_looking(candidate: str) -> bool:
-    """Whether a 40-character candidate is not mostly words (see ``_AWS_SECRET``)."""
-    return sum(len(word) for word in _WORD.findall(candidate)) < 20

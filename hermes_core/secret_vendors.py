@@ -1,4 +1,5 @@
-"""Vendor key prefixes: API keys and tokens that say whose they are (``gsk_``, ``xai-``, ``AKIA``).
+"""Named shapes: vendor key prefixes (``gsk_``, ``xai-``, ``AKIA``) and the password options of
+programs (``docker login -p``, ``ipmitool -P``), two catalogues of product names.
 
 A prefix plus a long run of key characters is the most reliable sign of a secret there is, so
 each vendor whose keys carry a documented prefix gets one entry here, used by
@@ -11,13 +12,17 @@ Bodies are long enough that words and identifiers do not match (``xai-grok-2`` i
 name, ``xai-`` plus 20 letters and digits with no "-" is a key). Short or generic prefixes
 whose keys carry no other mark (Voyage ``pa-``, Twilio ``SK``, Fireworks ``fw_``) are left
 out: a prefix of two letters would redact too many ordinary words.
+
+:data:`COMMAND_OPTIONS` is data only: :mod:`hermes_core.secret_shapes` turns each entry into
+a pattern (a command, up to 20 of its words, the option, the password).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
-__all__ = ["START", "VENDOR_SHAPES"]
+__all__ = ["AWS_SECRET_ID", "COMMAND_OPTIONS", "START", "VENDOR_SHAPES"]
 
 #: Where a key shape may start: not after an ASCII letter, digit or "_". (``\b`` would also
 #: refuse a key glued to CJK text, ``密钥AKIA…``, since CJK characters are word characters.)
@@ -105,6 +110,14 @@ VENDOR_SHAPES: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
         ("sbp_", "sb_secret_"),
     ),
     ("vault_token", rf"{START}hv[sbr]\.[A-Za-z0-9_-]{{24,400}}", ("hvs.", "hvb.", "hvr.")),
+    # Vault's tokens before 1.10: "s." and 24 letters and digits, mixed (a word does not match)
+    (
+        "vault_token",
+        rf"{START}s\.(?=[A-Za-z0-9]{{0,23}}[0-9])(?=[A-Za-z0-9]{{0,23}}[A-Z])"
+        r"(?=[A-Za-z0-9]{0,23}[a-z])[A-Za-z0-9]{24}(?![A-Za-z0-9_-])",
+        ("s.",),
+    ),
+    ("mailgun_key", rf"{START}key-[a-f0-9]{{32}}(?![A-Za-z0-9])", ("key-",)),
     (
         "doppler_token",
         rf"{START}dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{{30,200}}",
@@ -123,3 +136,63 @@ VENDOR_SHAPES: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
         (":aa",),
     ),
 )
+
+#: (command, option, separator, value, gate literals): ``separator`` is "spaced" (``-a X``),
+#: "any" (``-p X``, ``-p=X``, ``-pX``) or "glued" (``-pX``); ``value`` is "password" or
+#: "user:password" / "user,password" (only the password goes). Every ``login`` that takes
+#: ``-p`` (container registries, OpenShift, Azure, Cloud Foundry) is one entry: ``docker run
+#: -p 8080:80`` is a port, so only ``login`` counts there.
+COMMAND_OPTIONS: Final[tuple[tuple[str, str, str, str, tuple[str, ...]], ...]] = (
+    (
+        r"(?:docker|podman|buildah|skopeo|nerdctl|oras|helm[ \t]{1,5}registry"
+        r"|crane[ \t]{1,5}auth|oc|az|cf)[ \t]{1,5}login",
+        "-p",
+        "any",
+        "password",
+        ("login",),
+    ),
+    ("sshpass", "-p", "any", "password", ("sshpass",)),
+    (r"(?:redis|valkey|keydb)-cli", "-a|--pass", "spaced", "password", ("-cli",)),
+    (r"ldap[a-z]{2,8}", "-w", "spaced", "password", ("ldap",)),
+    (
+        r"mongo(?:sh|dump|restore|export|import|stat|top|files)?",
+        "-p",
+        "spaced",
+        "password",
+        ("mongo",),
+    ),
+    (r"sqlcmd|bcp|osql", "-P", "any", "password", ("sqlcmd", "bcp", "osql")),
+    (r"(?:un)?zip", "-P", "spaced", "password", ("zip",)),
+    (r"7z[az]?", "-p", "glued", "password", ("7z",)),
+    (r"ipmitool", "-P", "spaced", "password", ("ipmitool",)),
+    (r"mosquitto_(?:pub|sub|rr)", "-P|--pw", "spaced", "password", ("mosquitto_",)),
+    (r"psexec|paexec", "-p", "spaced", "password", ("psexec", "paexec")),
+    ("curl", "-u|--user|-U|--proxy-user", "any", "user:password", ("curl",)),
+    ("smbclient|rpcclient", "-U|--user", "any", "user:password", ("client",)),
+    ("lftp", "-u|--user", "spaced", "user,password", ("lftp",)),
+)
+
+# --- Bare AWS secret access keys ---------------------------------------------------------------
+# 40 characters of [A-Za-z0-9/+] with a lower-case letter, a capital and a digit, and not
+# part of a longer run (a longer base64 blob, a path, a hash) nor hex (a git SHA). The
+# trade-off: nothing in the key itself says "AWS", and any random 40-character base64 string
+# looks the same, so such strings are redacted too (harmless: they are opaque). What must
+# pass is text people read, and 40-character identifiers and paths are mostly words
+# (``getUserIdFromTokenAndSessionKey12345678``, ``home/user/projects/MyApp2/src/main/Java1``):
+# a candidate half made of words of 3+ lower-case letters (optionally capitalised) is kept.
+# In random keys such words cover about 7 of 40 characters; under 1% reach 20, and those are
+# missed. An AWS secret named as one (``aws_secret_access_key = ...``) is an assignment, above,
+# whatever its letters. Not in SECRET_PATTERNS: its matches need :func:`_random_looking`.
+_AWS_SECRET: Final = re.compile(
+    r"(?<![A-Za-z0-9/+_\]])(?=[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+_=\[]))(?![0-9a-fA-F]{40})"
+    r"(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[0-9])"
+    r"[A-Za-z0-9/+]{40}"
+)
+_AWS_CANDIDATE: Final = re.compile(r"(?<![A-Za-z0-9/+_\]])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+_=\[])")
+_WORD: Final = re.compile(r"[A-Z]?[a-z]{3,}")
+AWS_SECRET_ID: Final = "aws_secret_key"
+
+
+def _random_looking(candidate: str) -> bool:
+    """Whether a 40-character candidate is not mostly words (see ``_AWS_SECRET``)."""
+    return sum(len(word) for word in _WORD.findall(candidate)) < 20

@@ -136,6 +136,7 @@ KEYS = {
     "pulumi_token": "pul-" + _HEX[:40],
     "supabase_key": "sbp_" + _HEX[:40],
     "vault_token": "hvs." + _B,
+    "mailgun_key": "key-" + _HEX[:32],
     "doppler_token": "dp.pt." + _B + "abcdefghijk",
     "mapbox_secret": "sk.eyJ1IjoiYWxpY2UiLCJhIjoiY2s." + _B,
     "age_secret_key": "AGE-SECRET-KEY-1" + "QWERTYUIOPASDFGHJKLZXCVBNM0123456789QWERTYUIOPASDFGH",

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from hermes_core.cli.common import EXIT_OK, EXIT_USAGE, CommandError, load, open_host
+from hermes_core.cli.escaped import json_text, say
 from hermes_core.cli.text import count, without_error_prefix
 from hermes_core.config.loader import LoadedConfig, render_value
 from hermes_core.config.values import SECRET_KEY
@@ -43,15 +44,16 @@ def run_show(args: argparse.Namespace) -> int:
             "file": str(loaded.path) if loaded.path else None,
             "settings": [{"key": k, "value": v, "source": s} for k, v, s in rows],
         }
-        print(json.dumps(payload, indent=2, default=str))
+        say(json_text(json.loads(json.dumps(payload, default=str))))
         return EXIT_OK
-    print(f"# home: {loaded.home}")
-    print(f"# file: {loaded.path or '(none: defaults only)'}")
+    # values come from a file or the environment: printed escaped (cli/escaped)
+    say(f"# home: {loaded.home}")
+    say(f"# file: {loaded.path or '(none: defaults only)'}")
     width = max(len(k) + len(render_value(v)) for k, v, _s in rows) + 2
     for key, value, source in rows:
         text = f"{key}: {render_value(value)}"
-        print(f"{text.ljust(width)}  # {source}")
-    print("# compression trigger: " + "; ".join(_trigger_provenance(loaded)))
+        say(f"{text.ljust(width)}  # {source}")
+    say("# compression trigger: " + "; ".join(_trigger_provenance(loaded)))
     return EXIT_OK
 
 
@@ -105,10 +107,10 @@ def run_check(args: argparse.Namespace) -> int:
     summary += ", ".join(f"{n:,} {kind}" for kind, n in sorted(counts.items()))
     active = [r.name for r in host.plugins.records.values() if r.status == "active"]
     database = _database_line(loaded)
-    print(f"config OK: {loaded.path or 'defaults only'} ({summary})")
-    print(f"plugins: {', '.join(active) or 'none'}")
+    say(f"config OK: {loaded.path or 'defaults only'} ({summary})")
+    say(f"plugins: {', '.join(active) or 'none'}")
     if database:
-        print(database)
+        say(database)
     return EXIT_OK
 
 

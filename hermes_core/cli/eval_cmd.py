@@ -9,7 +9,6 @@ report as JSON instead; ``--report`` writes a Markdown report, ``--plot`` a PNG 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -25,6 +24,7 @@ from hermes_core.cli.common import (
     open_host,
     same_file,
 )
+from hermes_core.cli.escaped import json_text, say, visible
 from hermes_core.cli.formats_option import FILE_HELP, add_format_option, converted, read_formatted
 
 MAX_CONTEXT = 10_000_000  # no model has a larger window; past it the figures mean nothing
@@ -203,12 +203,13 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.report:
         plot = os.path.relpath(args.plot, Path(args.report).parent) if args.plot else None
-        _write(args.report, to_markdown(report, plot=plot).encode("utf-8"))
+        # the report quotes the transcript: a reader may ``cat`` it, so no live controls
+        _write(args.report, visible(to_markdown(report, plot=plot)).encode("utf-8"))
     if args.json:
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        say(json_text(report))
     else:
-        print(to_text(report))
+        say(to_text(report))
         for flag, path in (("report", args.report), ("plot", args.plot)):
             if path:
-                print(f"wrote {flag} {path}")
+                say(f"wrote {flag} {path}")
     return EXIT_OK

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 
 from hermes_core.cli.common import EXIT_OK, EXIT_USAGE, CommandError
+from hermes_core.cli.escaped import say
 
 
 def register(
@@ -52,11 +53,12 @@ def run_install(args: argparse.Namespace) -> int:
         done = install(home)
     except InstallError as exc:
         raise CommandError(str(exc), EXIT_USAGE) from exc
-    print(f"{done.status}: {done.path}")
+    # paths come from $HERMES_HOME or --home: printed escaped (cli/escaped)
+    say(f"{done.status}: {done.path}")
     if done.config is not None:
-        print(f"wrote our config: {done.config}")
+        say(f"wrote our config: {done.config}")
     if done.status != "already installed":
         config = done.path.parent.parent / "config.yaml"
-        print(f"\nThen set in {config}:\n\n{CONFIG_LINES}")
-        print("(or run `hermes plugins enable hermes-context` for the last one)")
+        say(f"\nThen set in {config}:\n\n{CONFIG_LINES}")
+        say("(or run `hermes plugins enable hermes-context` for the last one)")
     return EXIT_OK

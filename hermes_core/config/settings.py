@@ -275,6 +275,12 @@ class ReferencesSettings:
     )
     url_timeout: float = setting(10.0, "Seconds an `@url:` fetch may take.", minimum=0.1)
     url_max_bytes: int = setting(1_000_000, "Bytes of an `@url:` response read at most.", minimum=1)
+    attach_flagged_files: bool = setting(
+        False,
+        "Attach an `@file:` (or line range) the threat scanner flags, fenced and labelled as "
+        "flagged data with a warning, instead of withholding it (a security write-up quotes "
+        "attacks); folder listings, git output and `@url:` pages are withheld regardless.",
+    )
 
 
 @dataclass

@@ -1,126 +1,195 @@
 """Whether an HTML element is hidden from a reader, so ``@url:`` does not attach its text.
 
 Why: a page can carry words no visitor sees (``display:none``, the ``hidden`` attribute,
-``aria-hidden``, a zero-size or transparent font, text pushed off-screen) and that only a
-model reading the markup would follow. A browser would not show them, so neither do we. The
-test is deliberately generous: hiding a visible line costs the user little, attaching a
-hidden order can steer the model.
+``aria-hidden``, a closed ``<details>``, a zero-size or transparent font, text pushed
+off-screen: :mod:`hermes_core.references.hidden_css`) and that only a model reading the
+markup would follow. A browser would not show them, so neither do we.
+
+The page's own ``<style>`` blocks count too, for the selectors we can evaluate on one element:
+a tag, ``.class``, ``#id``, ``[attribute]`` (``=``, ``~=``, ``^=``, ``$=``, ``*=``, ``|=``),
+``*``, ``:is()``/``:where()`` of those, ``:link``/``:any-link``; only the last compound of a
+selector counts (``.a .b`` hides every ``.b``: more than a browser, never less). A rule with
+a selector we cannot evaluate on one element (``:not()``, ``:nth-child()``, ``:has()``, ...)
+hides nothing: guessing would hide visible text. External stylesheets are not fetched.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["HIDDEN_TAGS", "hidden_by_attributes", "hiding_rules"]
+from hermes_core.references.hidden_css import hides, normalise
+
+__all__ = [
+    "HIDDEN_TAGS",
+    "RAW_TEXT_TAGS",
+    "Selector",
+    "hidden_by_attributes",
+    "hides",
+    "hiding_rules",
+]
 
 #: Elements whose content is never shown as text (or is not the page's text).
 HIDDEN_TAGS: Final = frozenset(
     {
         "script", "style", "noscript", "template", "svg", "head", "iframe", "object",
-        "embed", "math", "canvas", "datalist", "dialog", "select", "textarea",
+        "embed", "math", "canvas", "datalist", "dialog", "select", "textarea", "noembed",
+        "noframes", "xmp", "plaintext",
     }
 )  # fmt: skip
-_LENGTH: Final = re.compile(r"^([+-]?(?:\d{1,9}(?:\.\d{0,9})?|\.\d{1,9}))\s{0,3}([a-z%]{0,4})")
-_ZERO_ALPHA: Final = re.compile(
-    r"^(?:transparent|#[0-9a-f]{6}00|#[0-9a-f]{3}0"
-    r"|(?:rgba?|hsla?)\([^)]{0,60}[,/]\s{0,3}(?:0{1,6}(?:\.0{0,6})?|\.0{1,6})%?\s{0,3}\))"
-)
-_SHRUNK: Final = re.compile(
-    r"^(?:scale[xy]?\(\s{0,3}0{1,6}(?:\.0{0,6})?\s{0,3}[,)]|rect\(\s{0,3}0"
-    r"|inset\(\s{0,3}(?:50|100)%|circle\(\s{0,3}0)"
-)
-#: Below these a text is unreadable: px (and pt) for fonts, em/rem/% as shares of the parent.
-_TINY_FONT: Final = {"px": 1.0, "pt": 1.0, "em": 0.1, "rem": 0.1, "%": 10.0}
-_OFF_SCREEN: Final = frozenset({"left", "top", "right", "text-indent", "margin-left", "margin-top"})
+#: Elements whose content is text, not markup: no tag inside them opens or closes anything
+#: (``<div hidden><textarea></div>PAYLOAD</textarea></div>`` keeps PAYLOAD hidden).
+RAW_TEXT_TAGS: Final = frozenset(
+    {
+        "script", "style", "textarea", "title", "xmp", "noscript", "plaintext", "iframe",
+        "noembed", "noframes",
+    }
+)  # fmt: skip
 
-
-def _length(value: str) -> tuple[float, str] | None:
-    match = _LENGTH.match(value)
-    return (float(match.group(1)), match.group(2)) if match else None
-
-
-def _declarations(style: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for part in style.lower().split(";")[:200]:
-        name, colon, value = part.partition(":")
-        if colon:
-            out[name.strip()] = value.replace("!important", "").strip()
-    return out
-
-
-def _hides(name: str, value: str, overflow_hidden: bool) -> bool:
-    length = _length(value)
-    if name == "display":
-        return value == "none"
-    if name in ("visibility", "content-visibility"):
-        return value in ("hidden", "collapse")
-    if name == "font-size" and length:
-        number, unit = length
-        return number <= 0 or number < _TINY_FONT.get(unit, 0.0) or (unit == "px" and number <= 1)
-    if name == "opacity" and length:
-        number, unit = length
-        return number <= (5.0 if unit == "%" else 0.05)
-    if name == "color":
-        return bool(_ZERO_ALPHA.match(value))
-    if name in ("transform", "clip", "clip-path"):
-        return bool(_SHRUNK.match(value))
-    if name in ("height", "width", "max-height", "max-width") and length and overflow_hidden:
-        return length[0] <= 1
-    if name in _OFF_SCREEN and length:
-        number, unit = length
-        return number <= (-999 if unit in ("px", "pt", "") else -50)
-    return False
-
-
-def hides(style: str) -> bool:
-    """Whether a CSS declaration list hides the text it styles."""
-    found = _declarations(style)
-    overflow_hidden = found.get("overflow", "").split(" ")[0] in ("hidden", "clip")
-    return any(_hides(name, value, overflow_hidden) for name, value in found.items())
-
-
-_STYLE_BLOCK: Final = re.compile(r"<style\b[^>]{0,400}>(.{0,200000}?)</style\s{0,3}>", re.I | re.S)
 _RULE: Final = re.compile(r"([^{}]{1,400})\{([^{}]{0,2000})\}")
-_COMMENT: Final = re.compile(r"/\*.{0,20000}?\*/", re.S)
-#: The last simple selector of a selector: ``div .note > span.x#y`` -> ``span.x#y``.
-_NAMES: Final = re.compile(r"([.#])(-?[A-Za-z_][\w-]{0,100})")
+_IDENT: Final = r"-?[a-z_][\w-]{0,100}"
+_PART: Final = re.compile(
+    rf"(?P<tag>{_IDENT}|\*)"
+    rf"|\.(?P<cls>{_IDENT})|#(?P<id>-?[\w-]{{1,100}})"
+    rf"|\[\s*(?P<attr>{_IDENT})\s*(?:(?P<op>[~^$*|]?=)\s*"
+    r"(?P<val>\"[^\"]{0,200}\"|'[^']{0,200}'|[\w-]{1,200})\s*[is]?\s*)?\]"
+    r"|:(?P<pseudo>is|where)\((?P<inner>[^()]{1,400})\)"
+    r"|:(?P<link>link|any-link)(?![\w-])"
+)
 
 
-def hiding_rules(html: str) -> tuple[frozenset[str], frozenset[str]]:
-    """The classes and ids a page's own ``<style>`` blocks hide (``.x{display:none}``).
+@dataclass(frozen=True)
+class Selector:
+    """One compound selector: a tag (or ``*``), classes, ids, attribute tests, and
+    alternatives (``:is(a, b)``: at least one must match)."""
 
-    Only the last part of each selector counts (``.a .b`` hides ``.b``): more than a browser
-    would hide, never less for these simple rules."""
-    classes: set[str] = set()
-    ids: set[str] = set()
-    for block in _STYLE_BLOCK.finditer(html[:2_000_000]):
-        css = _COMMENT.sub(" ", block.group(1))
-        for rule in _RULE.finditer(css):
+    tag: str = "*"
+    classes: frozenset[str] = frozenset()
+    ids: frozenset[str] = frozenset()
+    attrs: tuple[tuple[str, str, str, bool], ...] = ()  # (name, op, value, case-blind)
+    # the stylesheet was lower-cased whole (normalise), so values compare case-blind
+    any_of: tuple[tuple[Selector, ...], ...] = ()
+
+    def matches(self, tag: str, attrs: dict[str, str]) -> bool:
+        if self.tag not in ("*", tag):
+            return False
+        if self.classes and not self.classes <= set(attrs.get("class", "").lower().split()):
+            return False
+        if self.ids and not self.ids <= {attrs.get("id", "").lower()}:
+            return False
+        if not all(_attribute(attrs, *test) for test in self.attrs):
+            return False
+        return all(any(s.matches(tag, attrs) for s in group) for group in self.any_of)
+
+
+def _attribute(attrs: dict[str, str], name: str, op: str, want: str, blind: bool) -> bool:
+    if name not in attrs:
+        return False
+    have = attrs[name].lower() if blind or name in ("class", "id", "type") else attrs[name]
+    want = want.lower() if blind else want
+    return {
+        "": True,
+        "=": have == want,
+        "~=": want in have.split(),
+        "^=": bool(want) and have.startswith(want),
+        "$=": bool(want) and have.endswith(want),
+        "*=": bool(want) and want in have,
+        "|=": have == want or have.startswith(want + "-"),
+    }[op]
+
+
+def _compound(text: str) -> Selector | None:
+    """``text`` as one compound selector, or None when it holds a part we cannot evaluate."""
+    tag, classes, ids = "*", set(), set()
+    attrs: list[tuple[str, str, str, bool]] = []
+    any_of: list[tuple[Selector, ...]] = []
+    position = 0
+    while position < len(text):
+        part = _PART.match(text, position)
+        if part is None:
+            return None
+        position = part.end()
+        if part["tag"] is not None:
+            if part.start() != 0:
+                return None  # a tag only leads
+            tag = part["tag"]
+        elif part["cls"] is not None:
+            classes.add(part["cls"])
+        elif part["id"] is not None:
+            ids.add(part["id"])
+        elif part["attr"] is not None:
+            value = (part["val"] or "").strip("\"'")
+            attrs.append((part["attr"], part["op"] or "", value, True))
+        elif part["pseudo"] is not None:
+            inner = [_compound(alt.strip()) for alt in _top_level(part["inner"], ",")]
+            if any(found is None for found in inner):
+                return None
+            any_of.append(tuple(found for found in inner if found is not None))
+        else:  # :link, :any-link: an a or area with an href
+            attrs.append(("href", "", "", False))
+    if not text:
+        return None
+    return Selector(tag, frozenset(classes), frozenset(ids), tuple(attrs), tuple(any_of))
+
+
+def _top_level(text: str, separators: str) -> list[str]:
+    """``text`` split at ``separators`` outside brackets and parentheses (``:is(.a, .b)``,
+    ``[title~=a]`` stay whole); empty pieces dropped, but never all of them."""
+    pieces: list[str] = []
+    depth = start = 0
+    for at, char in enumerate(text):
+        depth += (char in "([") - (char in ")]")
+        if depth == 0 and char in separators:
+            pieces.append(text[start:at])
+            start = at + 1
+    pieces.append(text[start:])
+    return [piece for piece in pieces if piece.strip()] or [""]
+
+
+def _style_blocks(page: str) -> list[str]:
+    """The bodies of the page's ``<style>`` elements (at most 200,000 characters each; an
+    unclosed one runs to the end), found with plain searches: linear on any page."""
+    lowered, position = page.lower(), 0
+    blocks: list[str] = []
+    while (start := lowered.find("<style", position)) >= 0 and len(blocks) < 200:
+        opened = lowered.find(">", start)
+        if opened < 0:
+            break
+        end = lowered.find("</style", opened)
+        end = len(page) if end < 0 else end
+        blocks.append(page[opened + 1 : min(end, opened + 1 + 200_000)])
+        position = end
+    return blocks
+
+
+def hiding_rules(html: str) -> tuple[Selector, ...]:
+    """The selectors a page's own ``<style>`` blocks hide (``.x{display:none}``): for each
+    rule that hides, the last compound of each of its selectors we can evaluate."""
+    found: list[Selector] = []
+    for block in _style_blocks(html[:2_000_000]):
+        for rule in _RULE.finditer(normalise(block)):
             if not hides(rule.group(2)):
                 continue
-            for selector in rule.group(1).split(","):
-                last = re.split(r"[\s>+~]", selector.strip())[-1]
-                for kind, name in _NAMES.findall(last):
-                    (classes if kind == "." else ids).add(name.lower())
-    return frozenset(classes), frozenset(ids)
+            for selector in _top_level(rule.group(1), ","):
+                last = _top_level(selector.strip(), " >+~")[-1]
+                if (compound := _compound(last)) is not None:
+                    found.append(compound)
+                if len(found) >= 2000:
+                    return tuple(found)
+    return tuple(found)
 
 
 def hidden_by_attributes(
-    attrs: list[tuple[str, str | None]], classes: frozenset[str], ids: frozenset[str]
+    tag: str, attrs: list[tuple[str, str | None]], rules: tuple[Selector, ...]
 ) -> bool:
     """Whether an element's own attributes hide it: ``hidden``, ``aria-hidden="true"``,
-    a hiding ``style``, or a class or id the page's stylesheet hides."""
-    for name, raw in attrs:
-        value = (raw or "").strip().lower()
-        if name == "hidden" or (name == "aria-hidden" and value == "true"):
-            return True
-        if name == "style" and hides(value):
-            return True
-        if name == "class" and classes and any(c in classes for c in value.split()):
-            return True
-        if name == "id" and value in ids:
-            return True
-        if name == "type" and value == "hidden":
-            return True
-    return False
+    ``type="hidden"``, a hiding ``style``, or a rule of the page's stylesheet."""
+    values = {name: (raw or "").strip() for name, raw in attrs}
+    if "hidden" in values or values.get("aria-hidden", "").lower() == "true":
+        return True
+    if values.get("type", "").lower() == "hidden":
+        return True
+    if "style" in values and hides(values["style"]):
+        return True
+    return any(rule.matches(tag, values) for rule in rules)

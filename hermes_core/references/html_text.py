@@ -6,11 +6,18 @@ breaks; entities are decoded; runs of blank lines collapse. Standard library onl
 
 from __future__ import annotations
 
+import html
 import re
 from html.parser import HTMLParser
 from typing import Final
 
-from hermes_core.references.hidden_html import HIDDEN_TAGS, hidden_by_attributes, hiding_rules
+from hermes_core.references.hidden_html import (
+    HIDDEN_TAGS,
+    RAW_TEXT_TAGS,
+    Selector,
+    hidden_by_attributes,
+    hiding_rules,
+)
 
 __all__ = ["html_to_text", "looks_like_html"]
 
@@ -33,20 +40,30 @@ _BLANKS: Final = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
 _SPACES: Final = re.compile(r"[ \t\r\f\v]+")
 
 
-class _Text(HTMLParser):
-    """Collects visible text. Open elements sit on a stack with whether each hides its
-    content; text counts only while none does. An end tag closes up to its latest match
-    (as a browser does for unclosed ``<p>`` and ``<li>``); a stray one changes nothing, and
-    an element never closed keeps hiding to the end: when unsure, leave text out."""
+#: Elements an end tag inside cannot reach past: their content is apart from the page
+#: (``<div hidden><template></div>PAYLOAD</template>`` keeps PAYLOAD in the template).
+_SCOPES: Final = frozenset({"template", "svg", "math", "select", "object"})
 
-    def __init__(self, classes: frozenset[str], ids: frozenset[str]) -> None:
+
+class _Text(HTMLParser):
+    """Collects visible text. Open elements sit on a stack with how much each hides (1 when
+    it hides its content, 0 when not, -1 for the ``<summary>`` of a closed ``<details>``,
+    which shows what its parent hides); text counts only while the sum is above 0. An end
+    tag closes up to its latest match (as a browser does for unclosed ``<p>`` and ``<li>``)
+    but never past a scope (:data:`_SCOPES`); a stray one changes nothing, and an element
+    never closed keeps hiding to the end: when unsure, leave text out. Inside a raw-text
+    element (:data:`RAW_TEXT_TAGS`) no tag counts until its own end tag."""
+
+    def __init__(self, rules: tuple[Selector, ...]) -> None:
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
-        self.stack: list[tuple[str, bool]] = []
+        self.stack: list[tuple[str, int]] = []
         self.hidden = 0
         self.title = ""
         self._in_title = False
-        self._classes, self._ids = classes, ids
+        self._rules = rules
+        self._closed: list[int] = []  # stack depths of closed <details>
+        self._summarised: set[int] = set()  # ... of <details> whose summary was seen
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _BLOCKS:
@@ -55,9 +72,20 @@ class _Text(HTMLParser):
             self._in_title = True
         if tag in _VOID:
             return
-        hides = tag in HIDDEN_TAGS or hidden_by_attributes(attrs, self._classes, self._ids)
+        if tag in RAW_TEXT_TAGS:
+            # markup inside is text up to </tag> (plaintext: to the end of the page)
+            self.set_cdata_mode("plaintext\x00" if tag == "plaintext" else tag)
+        hides = int(tag in HIDDEN_TAGS or hidden_by_attributes(tag, attrs, self._rules))
+        if tag == "details" and not any(name == "open" for name, _ in attrs):
+            hides += 1  # closed: only its summary shows
+            self._closed.append(len(self.stack))
+        parent = len(self.stack) - 1
+        first_summary = parent >= 0 and parent not in self._summarised
+        if tag == "summary" and first_summary and self.stack[parent][0] == "details":
+            self._summarised.add(parent)  # a closed details shows its first summary
+            hides -= int(self._closed[-1:] == [parent])
         if len(self.stack) >= _MAX_DEPTH:  # absurd nesting: stop reading rather than guess
-            hides = True
+            hides = max(hides, 1)
         self.stack.append((tag, hides))
         self.hidden += hides
 
@@ -71,15 +99,20 @@ class _Text(HTMLParser):
         if tag in _BLOCKS:
             self.parts.append("\n")
         for depth in range(len(self.stack) - 1, -1, -1):
-            if self.stack[depth][0] == tag:
+            open_tag = self.stack[depth][0]
+            if open_tag == tag:
                 self.hidden -= sum(hides for _, hides in self.stack[depth:])
                 del self.stack[depth:]
+                self._closed = [d for d in self._closed if d < depth]
+                self._summarised = {d for d in self._summarised if d < depth}
                 return
+            if open_tag in _SCOPES:
+                return  # an end tag inside a template cannot close what is outside it
 
     def handle_data(self, data: str) -> None:
         if self._in_title:
-            self.title += data
-        elif not self.hidden:
+            self.title += html.unescape(data) if self.cdata_elem == "title" else data
+        elif self.hidden <= 0:
             self.parts.append(data)
 
 
@@ -89,12 +122,12 @@ def looks_like_html(text: str) -> bool:
     return head.startswith(("<!doctype html", "<html", "<head", "<body"))
 
 
-def html_to_text(html: str) -> str:
-    """The visible text of ``html``, with its title (if any) as the first line. Comments
+def html_to_text(page: str) -> str:
+    """The visible text of ``page``, with its title (if any) as the first line. Comments
     (conditional ones too) and hidden elements give no text."""
-    parser = _Text(*hiding_rules(html))
+    parser = _Text(hiding_rules(page))
     try:
-        parser.feed(html)
+        parser.feed(page)
         parser.close()
     except (AssertionError, ValueError):  # malformed markup: keep what was read
         pass

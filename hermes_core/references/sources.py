@@ -6,7 +6,8 @@ Every read goes in 64 KiB chunks, never a whole line at once (a file that is one
 line must not cost 300 MB): a whole file is read up to :data:`MAX_FILE_BYTES`; a line range
 may reach further into a larger file, scanning at most :data:`MAX_SCAN_BYTES` and keeping at
 most :data:`MAX_FILE_BYTES` (longer, it is cut, and said so); any read stops after
-:data:`MAX_READ_SECONDS`. A NUL byte in the first 8 KiB marks a file binary and refuses it.
+:data:`MAX_READ_SECONDS` (one deadline for all the files of a message). A NUL byte in the
+first 8 KiB marks a file binary and refuses it.
 A listing never follows a link, never descends into a sensitive folder or a tool cache
 (``.git``, ``node_modules``, ...), and leaves sensitive names out altogether.
 """
@@ -30,6 +31,7 @@ __all__ = [
     "MAX_LISTING",
     "MAX_READ_SECONDS",
     "FileText",
+    "deadline",
     "folder_listing",
     "read_file_text",
 ]
@@ -38,7 +40,7 @@ __all__ = [
 MAX_FILE_BYTES: Final = 4 * 1024 * 1024
 #: A line range reads at most this far into a file (and keeps at most MAX_FILE_BYTES of it).
 MAX_SCAN_BYTES: Final = 64 * 1024 * 1024
-#: Reading one file stops after this long (a slow or hung file system).
+#: Reading the files of one message stops after this long (a slow or hung file system).
 MAX_READ_SECONDS: Final = 10.0
 #: A folder listing names at most this many entries, at most this deep.
 MAX_LISTING: Final = 200
@@ -76,11 +78,16 @@ def _binary(head: bytes, shown: str) -> None:
         )
 
 
-def _chunks(fd: int, shown: str) -> Iterator[bytes]:
+def deadline() -> float:
+    """When reading must stop: one deadline for all the files a message names."""
+    return _clock() + MAX_READ_SECONDS
+
+
+def _chunks(fd: int, shown: str, until: float) -> Iterator[bytes]:
     """The file from its start in chunks of at most :data:`_CHUNK` bytes, checked for a NUL
-    byte in the first :data:`_SNIFF`; stops early (with :class:`Refused`) once reading has
-    taken :data:`MAX_READ_SECONDS` (a slow or hung file system). Never holds a whole line."""
-    deadline = _clock() + MAX_READ_SECONDS
+    byte in the first :data:`_SNIFF`; stops early (with :class:`Refused`) once the clock
+    passes ``until`` (a slow or hung file system, or too many large files in one message).
+    Never holds a whole line."""
     head = b""
     with os.fdopen(os.dup(fd), "rb", buffering=0) as handle:
         while chunk := handle.read(_CHUNK):
@@ -88,14 +95,14 @@ def _chunks(fd: int, shown: str) -> Iterator[bytes]:
                 head += chunk[: _SNIFF - len(head)]
                 _binary(head, shown)
             yield chunk
-            if _clock() > deadline:
+            if _clock() > until:
                 raise Refused(
-                    f"{shown}: reading took more than {MAX_READ_SECONDS:g} s and was stopped; "
-                    "name a smaller file or range"
+                    f"{shown}: reading took more than {MAX_READ_SECONDS:g} s (for all the "
+                    "files of this message) and was stopped; name a smaller file or range"
                 )
 
 
-def _whole(fd: int, shown: str) -> bytes:
+def _whole(fd: int, shown: str, until: float) -> bytes:
     size = os.fstat(fd).st_size
     if size > MAX_FILE_BYTES:
         raise Refused(
@@ -103,69 +110,95 @@ def _whole(fd: int, shown: str) -> bytes:
             f"whole file may have; name the lines you need, as in @file:{shown}:1-200"
         )
     data = bytearray()
-    for chunk in _chunks(fd, shown):
+    for chunk in _chunks(fd, shown, until):
         data += chunk
         if len(data) > MAX_FILE_BYTES:  # it grew while being read
             raise Refused(f"{shown} grew over {MAX_FILE_BYTES:,} bytes while it was read")
     return bytes(data)
 
 
-def _lines(fd: int, first: int, last: int, shown: str) -> tuple[bytes, int, bool]:
-    """Lines ``first``..``last`` (1-based), the number of lines seen, and whether the text
-    was cut. Reads in chunks, never a whole line at once: at most :data:`MAX_SCAN_BYTES`
-    of the file, keeping at most :data:`MAX_FILE_BYTES` (a huge line is cut there)."""
+def _after_newlines(chunk: bytes, count: int, total: int) -> int:
+    """The offset just past the ``count``-th newline of ``chunk``, which has ``total``."""
+    if count == total:  # the last one: no need to step over the others
+        return chunk.rindex(b"\n") + 1
+    at = 0
+    for _ in range(count):
+        at = chunk.index(b"\n", at) + 1
+    return at
+
+
+def _lines(fd: int, first: int, last: int, shown: str, until: float) -> tuple[bytes, int, str]:
+    """Lines ``first``..``last`` (1-based), the number of lines seen, and why the text was
+    cut ("" if it was not, "long" for a line longer than the bound, "range" for a range that
+    holds more than the bound, "scan" for a range that reaches past :data:`MAX_SCAN_BYTES`).
+
+    Reads in chunks, never a whole line at once, keeping at most :data:`MAX_FILE_BYTES`.
+    Lines are counted per chunk (``bytes.count``), not one by one: a range past the end of a
+    file of millions of empty lines costs a count per chunk, not a loop per line."""
     kept = bytearray()
     number = 1  # the line the next byte belongs to
     scanned = 0
     ends_line = True  # the last byte read ended a line (or nothing was read)
-    for chunk in _chunks(fd, shown):
+    for chunk in _chunks(fd, shown, until):
         if scanned >= MAX_SCAN_BYTES:  # and the file goes on
             if number < first:
                 raise Refused(
                     f"{shown}: line {first} lies more than {MAX_SCAN_BYTES // (1024 * 1024)} "
                     "MiB into the file; name an earlier range"
                 )
-            return bytes(kept), number, True
+            return bytes(kept), number, "scan"
         scanned += len(chunk)
         ends_line = chunk.endswith(b"\n")
+        newlines = chunk.count(b"\n")
         start = 0
-        while start < len(chunk):
-            newline = chunk.find(b"\n", start)
-            end = len(chunk) if newline < 0 else newline + 1
-            if number >= first:
-                room = MAX_FILE_BYTES - len(kept)
-                kept += chunk[start : start + min(end - start, room)]
-                if end - start > room:
-                    return bytes(kept), number, True
-            if newline < 0:
-                break
-            number += 1
-            start = end
-            if number > last:
-                return bytes(kept), last, False
-    return bytes(kept), number - 1 if ends_line else number, False
+        if number < first:
+            if number + newlines < first:  # the range starts in a later chunk
+                number += newlines
+                continue
+            start = _after_newlines(chunk, first - number, newlines)
+            number, newlines = first, newlines - (first - number)
+        end = len(chunk)
+        ends_here = number + newlines > last
+        if ends_here:
+            end = _after_newlines(chunk[start:], last - number + 1, newlines) + start
+        piece = chunk[start:end]
+        room = MAX_FILE_BYTES - len(kept)
+        if len(piece) > room:
+            kept += piece[:room]
+            whole_line = b"\n" not in kept
+            return bytes(kept), number, "long" if whole_line else "range"
+        kept += piece
+        if ends_here:
+            return bytes(kept), last, ""
+        number += newlines
+    return bytes(kept), number - 1 if ends_line else number, ""
 
 
 @dataclass(frozen=True)
 class FileText:
-    """What an ``@file:`` read attached: the text, and whether it was cut at the size
-    bound (so the caller can say so)."""
+    """What an ``@file:`` read attached: the text, whether it was cut at the size bound and
+    why (``why``: see :func:`_lines`), so the caller can say so."""
 
     text: str
     cut: bool = False
+    why: str = ""
 
 
-def read_file_text(resolved: Resolved, line_range: tuple[int, int] | None) -> FileText:
+def read_file_text(
+    resolved: Resolved, line_range: tuple[int, int] | None, until: float | None = None
+) -> FileText:
     """The text of a checked file (or of its lines ``line_range``), decoded as UTF-8 (an
     invalid byte becomes U+FFFD); raises :class:`Refused` for a binary or oversized file,
-    or a range past the end. A range is cut at :data:`MAX_FILE_BYTES` (``cut`` is true)."""
+    a range past the end, or a read still going at ``until`` (default: :func:`deadline`).
+    A range is cut at :data:`MAX_FILE_BYTES` (``cut`` says why)."""
+    until = deadline() if until is None else until
     fd = open_inside(resolved)
-    cut = False
+    cut = ""
     try:
         if line_range is None:
-            data = _whole(fd, resolved.shown)
+            data = _whole(fd, resolved.shown, until)
         else:
-            data, seen, cut = _lines(fd, *line_range, resolved.shown)
+            data, seen, cut = _lines(fd, *line_range, resolved.shown, until)
             if seen < line_range[0]:
                 raise Refused(
                     f"{resolved.shown} has {seen} lines, so lines {line_range[0]}-"
@@ -173,7 +206,7 @@ def read_file_text(resolved: Resolved, line_range: tuple[int, int] | None) -> Fi
                 )
     finally:
         os.close(fd)
-    return FileText(data.decode("utf-8", "replace"), cut)
+    return FileText(data.decode("utf-8", "replace"), bool(cut), cut)
 
 
 def _entry_line(entry: os.DirEntry[str], depth: int) -> tuple[str, bool]:

@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from hermes_core.redact import redact
 from hermes_core.transcript.parts import part_type
-from hermes_core.types import Finding
+from hermes_core.types import Finding, scan_windows
 
 __all__ = [
     "PAGE_CHARS",
@@ -27,6 +27,7 @@ __all__ = [
     "page_items",
     "redact_text",
     "screened",
+    "screened_all",
     "segments",
 ]
 
@@ -108,11 +109,52 @@ def redact_text(segment: Segment) -> str:
 def screened(segment: Segment, scan: Scanner) -> tuple[Segment, bool]:
     """The segment redacted, or withheld when the threat scanner flags it; and whether it was."""
     clean = redact_text(segment)
-    findings = list(scan(clean)) if clean else []
+    findings = _flags(scan, clean) if clean else []
     if findings:
-        ids = ", ".join(sorted({f.pattern_id for f in findings}))
-        return Segment(segment.meta, f"[withheld: it matched the threat scanner ({ids})]"), True
+        return _withheld(segment, findings), True
     return Segment(segment.meta, clean), False
+
+
+def _reading(texts: Sequence[str]) -> str:
+    """Texts as the model reads them in a row (the answer's items follow one another)."""
+    return "\n".join(texts)
+
+
+def _flags(scan: Scanner, text: str) -> list[Finding]:
+    return [hit for piece in scan_windows(text) for hit in scan(piece)]
+
+
+def _withheld(segment: Segment, findings: Sequence[Finding]) -> Segment:
+    ids = ", ".join(sorted({f.pattern_id for f in findings}))
+    return Segment(segment.meta, f"[withheld: it matched the threat scanner ({ids})]")
+
+
+def screened_all(found: Sequence[Segment], scan: Scanner) -> tuple[list[Segment], int]:
+    """Every segment screened as the model reads the answer: each alone, then each with its
+    neighbour, then all that is left in a row; and how many were withheld.
+
+    Why joined: an override split over two messages passes a one-by-one screen but comes
+    back whole in one answer (issue 26, item 8). A joined match withholds every segment it
+    spans; a match only in the whole answer withholds the whole answer."""
+    out: list[Segment] = []
+    shown: list[bool] = []
+    for segment in found:
+        clean, blocked = screened(segment, scan)
+        out.append(clean)
+        shown.append(not blocked)
+    for i in range(len(out) - 1):
+        if (
+            shown[i]
+            and shown[i + 1]
+            and (hits := _flags(scan, _reading([out[i].text, out[i + 1].text])))
+        ):
+            out[i], out[i + 1] = _withheld(out[i], hits), _withheld(out[i + 1], hits)
+            shown[i] = shown[i + 1] = False
+    visible = [s.text for s, ok in zip(out, shown, strict=True) if ok]
+    if len(visible) > 1 and (hits := _flags(scan, _reading(visible))):
+        out = [_withheld(s, hits) if ok else s for s, ok in zip(out, shown, strict=True)]
+        shown = [False] * len(out)
+    return out, sum(not ok for ok in shown)
 
 
 def page_count(segments: Sequence[Segment], size: int = PAGE_CHARS) -> int:

@@ -22,11 +22,11 @@ from hermes_core.errors import InvalidArgument
 from hermes_core.sessions.lineage import ancestry
 from hermes_core.sessions.recall_pages import (
     PAGE_CHARS,
-    Segment,
     page_count,
     page_items,
     redact_text,
     screened,
+    screened_all,
     segments,
 )
 from hermes_core.sessions.store import SessionStore, StoredMessage
@@ -241,13 +241,12 @@ def _by_query(store: SessionStore, chain: list[str], query: str, scan: Scanner) 
 
 
 def _answer(found: _Found, page: int, scan: Scanner, extra: dict[str, Any]) -> str:
-    parts: list[Segment] = []
-    withheld = 0
-    for depth, row in found:
-        for segment in segments(row.message, format_ref([row.seq], depth)):
-            clean, blocked = screened(segment, scan)
-            parts.append(clean)
-            withheld += int(blocked)
+    every = [
+        segment
+        for depth, row in found
+        for segment in segments(row.message, format_ref([row.seq], depth))
+    ]
+    parts, withheld = screened_all(every, scan)
     pages = page_count(parts, PAGE_CHARS)
     if page > pages:
         return _error(f"page {page} is past the last page ({pages})")

@@ -182,10 +182,10 @@ def test_one_failure_does_not_stop_the_others(
     (workspace / "b.txt").write_text("BBB")
     real = expand_module.read_file_text
 
-    def flaky(resolved, line_range):  # type: ignore[no-untyped-def]
+    def flaky(resolved, line_range, until=None):  # type: ignore[no-untyped-def]
         if resolved.real.name == "a.txt":
             raise MemoryError("boom")
-        return real(resolved, line_range)
+        return real(resolved, line_range, until)
 
     monkeypatch.setattr(expand_module, "read_file_text", flaky)
     result = expand("@file:a.txt @file:b.txt", workspace)
