@@ -141,7 +141,12 @@ def test_background_review_only_proposes_even_a_new_skill(root: Path, pending: P
     assert json.loads(agent.handle(written | {"file_content": "A"}))["done"]
     before = tree(root)
     for args in (
-        {"action": "write_file", "name": "r", "file_path": "references/new.md", "file_content": "N"},
+        {
+            "action": "write_file",
+            "name": "r",
+            "file_path": "references/new.md",
+            "file_content": "N",
+        },
         {"action": "write_file", "name": "r", "file_path": "references/a.md", "file_content": "B"},
         {"action": "edit", "name": "r", "content": skill_md("r", body="other\n")},
         {"action": "patch", "name": "r", "old_string": "Run", "new_string": "Go"},
