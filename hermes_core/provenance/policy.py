@@ -60,7 +60,9 @@ def assess(texts: Iterable[str], *, origin: str, policy: str, now: float) -> Ass
         return Assessment(Provenance(source, written_at=now, policy=policy), False, "land")
     verdict = judge(texts, context.index)
     review = context.source == "review"
-    if verdict.tainted:
+    if review:
+        source = "review"  # who wrote it; where its words came from is in ``sources``
+    elif verdict.tainted:
         source = verdict.sources[0].kind if verdict.sources else "unknown"
     else:
         source = "user" if verdict.backed and context.source == "model" else context.source

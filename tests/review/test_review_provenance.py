@@ -114,7 +114,8 @@ def test_a_page_that_orders_a_memory_and_a_skill_gets_both_staged_in_a_single_us
         (memory_record,) = pending(tmp_path, "memory")
         assert memory_record["origin"] == "background_review"
         words = memory_record["provenance"]
-        assert words["backed_by"] == "none" and words["session_id"] == "s1"
+        assert words["source"] == "review" and words["backed_by"] == "none"
+        assert words["session_id"] == "s1"
         assert words["sources"][0] == {"kind": "tool", "tool": "web_fetch", "overlap": 1.0}
         (skill_record,) = pending(tmp_path, "skills")
         assert skill_record["provenance"]["backed_by"] == "none"
@@ -189,4 +190,5 @@ def test_the_review_on_close_is_held_the_same_way(tmp_path: Path, fake_llm: Fake
         session.close()
         assert [a["outcome"] for a in events.actions()] == ["staged"]
         assert memory_md(tmp_path) == ""
-        assert pending(tmp_path, "memory")[0]["provenance"]["source"] == "tool"
+        words = pending(tmp_path, "memory")[0]["provenance"]
+        assert words["source"] == "review" and words["sources"][0]["tool"] == "web_fetch"
