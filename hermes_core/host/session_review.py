@@ -5,8 +5,10 @@ Why apart from :class:`~hermes_core.host.session.Session`: the review is a polic
 advanced from the messages the session absorbs, each once; a review starts after the reply,
 on a daemon thread, on a copy of the active transcript, with the auxiliary LLM and only two
 tools: ``memory`` (the session user's files, origin ``background_review``: replace and remove
-are staged as proposals) and ``skill_manage``. It is given nothing else: not the external
-provider, not the session store, not the compressor.
+are staged as proposals, and so is any write no quote of the user backs) and ``skill_manage``
+(every write staged). Each write carries provenance ``review``, judged against the snapshot.
+It is given nothing else: not the external provider, not the session store, not the
+compressor.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from typing import TYPE_CHECKING, Any, Final
 from hermes_core.compression.summarizer import LLMSummarizer
 from hermes_core.errors import HermesError
 from hermes_core.host.session_skills import strict_scanner
+from hermes_core.host.session_taint import SessionTaint
 from hermes_core.llm import ChatClient
 from hermes_core.memory.home import open_writer
 from hermes_core.memory.tool import MEMORY_TOOL_SCHEMA, MemoryTool
+from hermes_core.provenance import TaintIndex
 from hermes_core.review import BackgroundReview, ReviewCounters, tool_iterations, tools_used
 from hermes_core.transcript.messages import is_real_user_message
 from hermes_core.types import SessionInfo
@@ -51,6 +55,13 @@ def counted(
     if "skill_manage" in used:
         counters.on_skill_tool_used()
     return counters.to_dict()
+
+
+def _index_of(snapshot: Sequence[Mapping[str, Any]]) -> TaintIndex:
+    """The snapshot indexed as the session indexes its view (tool names, recalled text)."""
+    taint = SessionTaint()
+    taint.absorb(snapshot)
+    return taint.index
 
 
 class SessionReview:
@@ -108,6 +119,9 @@ class SessionReview:
             emit,
             context=tool.writer.store.snapshot if tool is not None else None,
             before_each=tool.new_turn if tool is not None else None,
+            index_of=_index_of,
+            session_id=info.session_id,
+            user_id=info.user_id,
         )
 
     def start_due(self, state: Mapping[str, Any], snapshot: Sequence[Message]) -> dict[str, int]:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from hermes_core.skills import SKILL_MANAGE_SCHEMA, SkillLibrary, SkillTool
-from hermes_core.skills.home import open_library, pending_directory, skills_directory
+from hermes_core.skills import SKILL_MANAGE_SCHEMA, SkillTool
+from hermes_core.skills.home import open_library
 from hermes_core.types import Finding
 
 if TYPE_CHECKING:
@@ -37,24 +37,16 @@ class SessionSkills:
     """The skills library of one session's home, behind the session's gate."""
 
     def __init__(self, host: Hermes, *, allowed: bool, shared: bool = False) -> None:
+        del shared  # a multi-user home needs nothing more: the review's writes are all staged
         self.tool: SkillTool | None = None
         self.review_tool: SkillTool | None = None
         if allowed:
             scan = strict_scanner(host)
             library = open_library(host.home, host.settings, scan=scan)
             self.tool = SkillTool(library)
-            review_library = library
-            if shared and library.approval == "allow":
-                # a multi-user home: the library reaches every user, and a review writes
-                # unasked, so what it creates waits for a person (skills pending)
-                review_library = SkillLibrary(
-                    skills_directory(host.home),
-                    scan=scan,
-                    approval="stage",
-                    pending_dir=pending_directory(host.home),
-                    untrusted=host.settings.memory.untrusted_writes,
-                )
-            self.review_tool = SkillTool(review_library, origin="background_review")
+            # a review writes unasked, in any home: every skill write it makes waits for a
+            # person (skills/pending.py must_stage), ``shared`` or not
+            self.review_tool = SkillTool(library, origin="background_review")
 
     def system_block(self) -> str:
         """The index, one line per skill ("" when none): read once, frozen with the prompt."""

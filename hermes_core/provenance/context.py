@@ -27,6 +27,10 @@ class WriteContext:
     session_id: str | None = None
     user_id: str | None = None
     source: str = "model"  # whose call this is: the model in conversation, or the review
+    #: the review only: a quote of the user's own words, checked, backs this write
+    backed: bool = False
+    #: the review only: why the write is (or is not) backed, kept with its provenance
+    note: str | None = None
 
 
 _CURRENT: ContextVar[WriteContext | None] = ContextVar("hermes_write_context", default=None)

@@ -52,23 +52,32 @@ class Assessment:
 def assess(texts: Iterable[str], *, origin: str, policy: str, now: float) -> Assessment:
     """Judge the new ``texts`` of one write against the current session's index. Without a
     session context the source is ``operator`` (``origin`` cli) or ``unknown`` and the write
-    is not held (the policy is about what a model read)."""
+    is not held (the policy is about what a model read). A background review's write
+    (``source`` review) that no checked user quote backs is staged under every policy."""
     context = current()
     if context is None:
         source = "operator" if origin == "cli" else "unknown"
         return Assessment(Provenance(source, written_at=now, policy=policy), False, "land")
     verdict = judge(texts, context.index)
-    if verdict.tainted:
+    review = context.source == "review"
+    if review:
+        source = "review"  # who wrote it; where its words came from is in ``sources``
+    elif verdict.tainted:
         source = verdict.sources[0].kind if verdict.sources else "unknown"
     else:
         source = "user" if verdict.backed and context.source == "model" else context.source
+    backed = context.backed if review else verdict.backed
     provenance = Provenance(
         source,
         sources=verdict.sources,
-        backed_by="user" if verdict.backed else "none",
+        backed_by="user" if backed else "none",
         session_id=context.session_id,
         user_id=context.user_id,
         written_at=now,
         policy=policy,
+        note=context.note,
     )
-    return Assessment(provenance, verdict.tainted, decide(policy, verdict.tainted))
+    action = decide(policy, verdict.tainted)
+    if review and action == "land" and not backed:
+        action = "stage"  # nobody asked the review for it: it lands only when a quote backs it
+    return Assessment(provenance, verdict.tainted, action)

@@ -43,6 +43,7 @@ POLICIES: Final = ("stage", "refuse", "allow")
 BACKING: Final = ("user", "quote", "none")
 MAX_SOURCES: Final = 16
 MAX_JSON_CHARS: Final = 4096
+MAX_NOTE: Final = 400
 _MAX_ID: Final = 200
 
 
@@ -71,6 +72,7 @@ class Provenance:
     written_at: float = 0.0
     decided: str | None = None
     policy: str | None = None
+    note: str | None = None  # the review: which user message backs it, or why none does
 
     def label(self) -> str:
         """Short text for ``pending``: ``tool:web_fetch``, ``attachment``, ``user``..."""
@@ -94,7 +96,7 @@ class Provenance:
             "written_at": self.written_at,
             "decided": self.decided,
             "policy": self.policy,
-        }
+        } | ({"note": self.note} if self.note is not None else {})
 
     @classmethod
     def from_json(cls, data: object) -> Provenance:
@@ -115,6 +117,9 @@ class Provenance:
         for key, allowed in (("decided", DECISIONS), ("policy", POLICIES)):
             if data.get(key) is not None and data.get(key) not in allowed:
                 raise ValueError(f"provenance {key} must be one of {', '.join(allowed)}")
+        note = data.get("note")
+        if note is not None and (not isinstance(note, str) or len(note) > MAX_NOTE):
+            raise ValueError(f"provenance note is not a string of at most {MAX_NOTE} characters")
         for key in ("session_id", "user_id"):
             value = data.get(key)
             if value is not None and (not isinstance(value, str) or len(value) > _MAX_ID):
@@ -131,6 +136,7 @@ class Provenance:
             written_at=float(when),
             decided=data.get("decided"),
             policy=data.get("policy"),
+            note=note,
         )
 
 

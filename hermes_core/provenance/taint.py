@@ -9,7 +9,8 @@ trusted set: what the user said backs a write, even when a page said it too.
 
 Limits, said plainly: a paraphrase without a copied run or a mark passes (it is the model's
 own wording); content shorter than k words is judged by its marks only; past the cap every
-write is treated as tainted (fail-safe).
+write is treated as tainted (fail-safe), and so is every write of a session whose host
+cannot show it the tool results the model reads (``blind``).
 """
 
 from __future__ import annotations
@@ -69,6 +70,9 @@ class TaintIndex:
         self.origins: list[tuple[str, str | None]] = []
         self._origin_ids: dict[tuple[str, str | None], int] = {}
         self.full = False
+        #: the host cannot show this session the tool results it reads (no observer): every
+        #: write is treated as carrying tool words (fail-safe)
+        self.blind = False
 
     def __len__(self) -> int:
         return len(self.untrusted) + len(self.trusted) + len(self.marks) + len(self.trusted_marks)
@@ -110,6 +114,8 @@ def judge(contents: Iterable[str], index: TaintIndex) -> Verdict:
     text = "\n".join(c for c in contents if c)
     if index.full:
         return Verdict(True, "full")
+    if index.blind:
+        return Verdict(True, "unobserved", (Found("tool", None, 1.0),))
     weights: Counter[int] = Counter()
     reasons: list[str] = []
     own = marks_of(text[:MAX_TEXT])

@@ -4,7 +4,8 @@ user profile.
 Why a gate in front of the handlers: the review model reads a whole conversation, tool output
 and pasted text included, so it can be talked into anything the tools allow. It gets exactly
 two tools (``memory``, ``skill_manage``); any other name is refused, never dispatched. And a
-user-profile fact is saved only with a quote of the user's own words (:mod:`.quotes`). The
+user-profile fact is saved only with a quote of the user's own words (:mod:`.quotes`); any
+other memory write without one is let through marked unbacked, and the writer stages it. The
 ``quote`` argument exists only in the review's copy of the memory schema and is taken off
 before the memory tool sees the call. Pure functions.
 """
@@ -25,11 +26,13 @@ __all__ = ["KIND_TOOLS", "REVIEW_TOOLS", "Verdict", "judge", "review_schema", "s
 KIND_TOOLS: Final = {"memory": "memory", "skill": "skill_manage"}
 REVIEW_TOOLS: Final = frozenset(KIND_TOOLS.values())
 _QUOTE_DOC: Final = (
-    "Required when target is 'user' and the action adds or replaces: the user's own words, "
-    "copied exactly from one of their messages, that state this fact. Without a quote the "
-    "fact is not saved."
+    "The user's own words, copied exactly from one of their messages, that state this fact. "
+    "Required when target is 'user' (without it the fact is not saved); for target 'memory' "
+    "a write without a matching quote is not saved but waits for a person's approval."
 )
 _ARGUMENTS_MAX: Final = 100_000
+_NOTE_MAX: Final = 400
+_SKILL_NOTE: Final = "a skill the review writes waits for a person"
 
 
 def schema_name(schema: object) -> str:
@@ -49,8 +52,9 @@ def review_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
         return out
     function = out["function"]
     function["description"] = (
-        str(function.get("description", "")) + " In this review, every add or replace with "
-        "target 'user' must carry 'quote', the user's exact words; otherwise it is refused."
+        str(function.get("description", "")) + " In this review, every add or replace must "
+        "carry 'quote', the user's exact words that state it: with target 'user' it is refused "
+        "without one, with target 'memory' it only waits for a person's approval."
     ).strip()
     parameters = function.setdefault("parameters", {"type": "object", "properties": {}})
     properties = parameters.setdefault("properties", {})
@@ -72,6 +76,8 @@ class Verdict:
     arguments: dict[str, Any] = field(default_factory=dict)
     reason: str = ""
     code: str = ""
+    backed: bool = False  # a checked quote of the user's words backs every new fact
+    note: str = ""  # which user message backs it, or why none does (kept with the write)
 
     def refusal(self) -> str:
         """The JSON text the model gets back for a refused call."""
@@ -101,28 +107,56 @@ def _needs_quote(action: object) -> bool:
     return action in ("add", "replace")
 
 
+def _backing(op: Mapping[str, Any], book: QuoteBook) -> tuple[int | None, str | None]:
+    """Where the user said what ``op`` saves, or why no quote shows it (None, None: nothing
+    to back, e.g. a remove)."""
+    if not _needs_quote(op.get("action")):
+        return None, None
+    return book.backing(op.get("quote"), op.get("content"))
+
+
 def _memory(arguments: dict[str, Any], book: QuoteBook) -> Verdict:
-    """The quote rule for the memory tool, and the call without its quotes."""
+    """The quote rule for the memory tool, and the call without its quotes. ``target: user``
+    without a passing quote is refused; ``target: memory`` is let through, backed or not (the
+    writer stages what no quote backs)."""
     user = arguments.get("target") == "user"
     cleaned = {k: v for k, v in arguments.items() if k != "quote"}
     operations = arguments.get("operations")
+    found: list[int] = []
+    problems: list[str] = []
     if isinstance(operations, list):
         cleaned_ops: list[Any] = []
         for position, op in enumerate(operations):
             if not isinstance(op, dict):
                 cleaned_ops.append(op)  # the memory tool says what is wrong with it
+                problems.append(f"operation {position} is not an object")
                 continue
-            if user and _needs_quote(op.get("action")):
-                problem = book.problem(op.get("quote"), op.get("content"))
-                if problem:
+            at, problem = _backing(op, book)
+            if problem is not None:
+                if user:
                     return _refuse("quote", f"operation {position}: {problem} Nothing was saved.")
+                problems.append(f"operation {position}: {problem}")
+            elif at is not None:
+                found.append(at)
+            else:
+                problems.append(f"operation {position}: a {op.get('action')} saves no quote")
             cleaned_ops.append({k: v for k, v in op.items() if k != "quote"})
         cleaned["operations"] = cleaned_ops
-    elif user and _needs_quote(arguments.get("action")):
-        problem = book.problem(arguments.get("quote"), arguments.get("content"))
-        if problem:
-            return _refuse("quote", f"{problem} Nothing was saved.")
-    return Verdict(True, arguments=cleaned)
+    else:
+        at, problem = _backing(arguments, book)
+        if problem is not None:
+            if user:
+                return _refuse("quote", f"{problem} Nothing was saved.")
+            problems.append(problem)
+        elif at is not None:
+            found.append(at)
+        else:
+            problems.append(f"a {arguments.get('action')} carries no quote of the user")
+    if found and not problems:
+        where = ", ".join(str(i) for i in sorted(set(found)))
+        return Verdict(True, arguments=cleaned, backed=True, note=f"quoted user message {where}")
+    note = "no user quote backs it: " + " ".join(problems)
+    return Verdict(True, arguments=cleaned, note=note[:_NOTE_MAX])
 
 
 def judge(name: str, arguments: str, offered: Collection[str], book: QuoteBook) -> Verdict:
@@ -142,4 +176,4 @@ def judge(name: str, arguments: str, offered: Collection[str], book: QuoteBook) 
         return _refuse("bad_arguments", parsed)
     if name == "memory":
         return _memory(parsed, book)
-    return Verdict(True, arguments=parsed)
+    return Verdict(True, arguments=parsed, note=_SKILL_NOTE)

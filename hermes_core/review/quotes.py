@@ -174,6 +174,10 @@ class QuoteBook:
 
     def __init__(self, snapshot: Sequence[Mapping[str, Any]]) -> None:
         messages = [m for m in snapshot if isinstance(m, Mapping)]
+        #: where each of the user's messages is in the snapshot (the index a quote cites)
+        self.user_at = [
+            i for i, m in enumerate(snapshot) if isinstance(m, Mapping) and is_real_user_message(m)
+        ]
         split = [split_appended(m) for m in messages if is_real_user_message(m)]
         self.user = [normalise(own) for own, _ in split]
         self.appended = [normalise(extra) for _, extra in split if extra]
@@ -216,3 +220,13 @@ class QuoteBook:
                 "words exactly (no paraphrase, no ellipsis)."
             )
         return _uncarried(fact, wanted)
+
+    def backing(self, quote: object, fact: object) -> tuple[int | None, str | None]:
+        """The snapshot index of the user message ``quote`` comes from when it backs
+        ``fact``, else None and why not (:meth:`problem`)."""
+        problem = self.problem(quote, fact)
+        if problem is not None:
+            return None, problem
+        found = _whole(normalise(str(quote)).strip(_EDGES))
+        at = next(i for i, text in zip(self.user_at, self.user, strict=True) if found.search(text))
+        return at, None

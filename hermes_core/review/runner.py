@@ -6,8 +6,10 @@ hung model cannot keep the process alive), one at a time, on a copy of the messa
 goes on changing its own), and every failure becomes an event, never an exception in the host.
 It is given its tools as handlers and uses nothing else: no external provider, no session
 store, no compressor. Every call passes the gate (:mod:`.gate`): two tools only, and a quote
-of the user's words for each user-profile fact. ``close()`` gets one last review bounded in
-time (:meth:`BackgroundReview.final`); after that no tool call of a late review runs.
+of the user's words for each user-profile fact; each write runs with provenance ``review``
+and lands only when such a quote backs it (the rest is staged, :mod:`.writes`). ``close()``
+gets one last review bounded in time (:meth:`BackgroundReview.final`); after that no tool
+call of a late review runs.
 """
 
 from __future__ import annotations
@@ -24,10 +26,12 @@ from typing import Any, Final
 from hermes_core.compression.serialize import head_tail, serialize_turns
 from hermes_core.llm import ChatClient, LLMError
 from hermes_core.memory.calls import redacted
+from hermes_core.provenance import TaintIndex, using
 from hermes_core.redact import redact
 from hermes_core.review.gate import KIND_TOOLS, judge, review_schema, schema_name
 from hermes_core.review.prompt import review_prompt, transcript_message
 from hermes_core.review.quotes import QuoteBook
+from hermes_core.review.writes import IndexOf, review_context, snapshot_index
 
 __all__ = ["BackgroundReview", "EventSink", "Handler", "ReviewOutcome"]
 
@@ -65,11 +69,13 @@ class ReviewOutcome:
 
 @dataclass(frozen=True)
 class _Plan:
-    """One review's tools (names, the schemas sent) and the user's words it checks quotes in."""
+    """One review's tools (names, the schemas sent), the user's words it checks quotes in and
+    the taint index its writes are judged against."""
 
     tools: list[str]
     schemas: list[dict[str, Any]]
     book: QuoteBook
+    index: TaintIndex  # what of the snapshot came from untrusted text, judged at each write
 
 
 def _clip(text: str, limit: int = _REASON_MAX) -> str:
@@ -99,7 +105,9 @@ class BackgroundReview:
     ``review_refused``, ``review_finished``, ``review_failed``, ``review_skipped`` and
     ``review_abandoned``. ``context()``, when given, returns what is already kept (shown to
     the model so it does not save it twice); ``before_each()`` runs as each review begins
-    (e.g. the review's ``MemoryTool.new_turn``, so its retry limit counts per review)."""
+    (e.g. the review's ``MemoryTool.new_turn``, so its retry limit counts per review).
+    ``index_of(snapshot)`` builds the taint index each review's writes are judged against;
+    every write runs with provenance source ``review`` (see :mod:`.writes`)."""
 
     def __init__(
         self,
@@ -113,6 +121,9 @@ class BackgroundReview:
         before_each: Callable[[], None] | None = None,
         transcript_max_chars: int = TRANSCRIPT_MAX_CHARS,
         message_max_chars: int = MESSAGE_MAX_CHARS,
+        index_of: IndexOf = snapshot_index,
+        session_id: str | None = None,
+        user_id: str | None = None,
     ) -> None:
         if isinstance(max_rounds, bool) or not isinstance(max_rounds, int) or max_rounds < 1:
             raise ValueError(f"max_rounds must be a whole number >= 1, got {max_rounds!r}")
@@ -125,6 +136,8 @@ class BackgroundReview:
         self._before_each = before_each
         self._transcript_max = transcript_max_chars
         self._message_max = message_max_chars
+        self._index_of = index_of
+        self._who = (session_id, user_id)
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._stopped = threading.Event()
@@ -270,7 +283,8 @@ class BackgroundReview:
         self._emit("review_started", {"kinds": outcome.kinds, "messages": len(snapshot)})
         client = self._client_factory()
         try:
-            self._loop(client, messages, _Plan(tools, schemas, book), outcome)
+            plan = _Plan(tools, schemas, book, self._index_of(snapshot))
+            self._loop(client, messages, plan, outcome)
         finally:
             client.close()
         self._emit("review_finished", _summary(outcome))
@@ -327,8 +341,18 @@ class BackgroundReview:
         action: dict[str, Any] = {"tool": name, "action": str(verb)[:40]}
         if name == "memory":
             action["target"] = str(args.get("target", ""))[:40]
+        if verdict.note:
+            action["backing"] = _clip(verdict.note, 200)
+        context = review_context(
+            plan.index,
+            backed=verdict.backed,
+            note=verdict.note,
+            session_id=self._who[0],
+            user_id=self._who[1],
+        )
         try:
-            result = self._handlers[name](args)
+            with using(context):  # the writer reads the provenance from here, not from args
+                result = self._handlers[name](args)
             if not isinstance(result, str):
                 result = json.dumps(result, ensure_ascii=False, default=str)
         except Exception as exc:  # noqa: BLE001 - a broken tool fails the call, not the review

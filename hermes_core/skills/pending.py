@@ -1,11 +1,10 @@
 """Staged skill writes: ``skills.write_approval`` and background review's proposals.
 
 Why, as for memory: a skill is read into later sessions, so an operator may want to read
-what an agent saves before it lands (``stage``), or forbid writes (``block``). Background
-review may add (create a skill, add a new support file) on its own, but what it would
-change or delete is always a proposal for a person. A record keeps the write as asked plus
-the digest of the file it was judged against; approving it re-validates and re-scans it and
-refuses when that file changed meanwhile.
+what an agent saves before it lands (``stage``), or forbid writes (``block``). Everything
+background review writes (a new skill too) is a proposal for a person. A record keeps the
+write as asked plus the digest of the file it was judged against; approving it re-validates
+and re-scans it and refuses when that file changed meanwhile.
 """
 
 from __future__ import annotations
@@ -52,13 +51,10 @@ _TEXTS: Final = (
 
 def must_stage(mode: str, origin: str, action: str, *, new_file: bool) -> bool:
     """Whether a write that would succeed is staged instead of applied: every write under
-    ``stage``; under ``allow``, background review's writes except a new skill or a new
-    support file."""
-    if mode == "stage":
-        return True
-    if origin == "background_review":
-        return not (action == "create" or (action == "write_file" and new_file))
-    return False
+    ``stage``, and every write of background review under any mode (a procedure rarely
+    quotes the user, and the review writes what nobody asked for: issue 26)."""
+    del action, new_file  # kept in the signature: what a write is may matter to a policy
+    return mode == "stage" or origin == "background_review"
 
 
 @dataclass

@@ -5,7 +5,8 @@ entry point ``hermes-context``, whose ``register(ctx)`` calls ``ctx.register_con
 chosen by ``context.engine: hermes-context``) and a memory provider (loaded from the shim
 ``hermes-context hermes-agent install`` writes to ``$HERMES_HOME/plugins/hermes_context``;
 chosen by ``memory.provider: hermes_context``). Modules: ``engine``, ``provider``, ``runtime``
-(what both share in a process), ``tools`` (names and the error guard), ``install`` (the shim).
+(what both share in a process), ``tools`` (names and the error guard), ``observer`` (tool
+results into our taint index as they arrive), ``install`` (the shim).
 
 hermes-agent is imported only by ``engine`` and ``provider``, and only when hermes-agent
 loads them; ``install`` works without it.
@@ -19,10 +20,13 @@ __all__ = ["memory_provider", "register", "register_memory"]
 
 
 def register(ctx: Any) -> None:
-    """hermes-agent's plugin entry: our context engine."""
+    """hermes-agent's plugin entry: our context engine, and the ``post_tool_call`` observer
+    that shows our sessions each tool result as it arrives (``observer``)."""
     from hermes_plugins.hermes_agent.engine import HermesContextEngine
+    from hermes_plugins.hermes_agent.observer import register_observer
 
     ctx.register_context_engine(HermesContextEngine())
+    register_observer(ctx)
 
 
 def memory_provider() -> Any:

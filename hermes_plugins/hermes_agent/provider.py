@@ -19,6 +19,7 @@ from agent.memory_provider import MemoryProvider
 
 from hermes_core import Session
 from hermes_core.errors import HermesError
+from hermes_plugins.hermes_agent.observer import feed_recall, see_or_blind
 from hermes_plugins.hermes_agent.runtime import clean_user, context_home, runtime
 from hermes_plugins.hermes_agent.tools import (
     arguments_of,
@@ -93,7 +94,9 @@ class HermesContextMemory(MemoryProvider):  # type: ignore[misc]
             session = self._need("prefetch")
             if not isinstance(query, str) or not query.strip():
                 return ""
-            return session.memory.manager.prefetch(query, session.info)
+            found = session.memory.manager.prefetch(query, session.info)
+            feed_recall(session, found)  # the model reads it: a write copying it is held
+            return found
 
         return guarded("prefetch", "", recall)
 
@@ -170,6 +173,7 @@ class HermesContextMemory(MemoryProvider):  # type: ignore[misc]
     def handle_tool_call(self, tool_name: str, args: dict[str, Any], **kwargs: Any) -> str:
         def run() -> str:
             session = self._need(f"tool {tool_name}")
+            see_or_blind(session)
             return session.handle_tool_call(our_name(str(tool_name)), arguments_of(args))
 
         return guarded(f"tool {tool_name}", tool_error(f"{tool_name} failed; see the log"), run)

@@ -90,6 +90,8 @@ class Runtime:
         self._hosts: dict[Path, Hermes] = {}
         self._sessions: dict[tuple[Path, str], _Entry] = {}
         self._users: dict[str, str | None] = {}
+        #: a ``post_tool_call`` observer feeds our sessions' taint indexes (see ``observer``)
+        self.observing = False
 
     def host(self, home: Path) -> Hermes:
         """The ``Hermes`` of ``home``, loaded once (its ``config.yaml`` when there is one)."""
@@ -135,6 +137,12 @@ class Runtime:
                 )
             entry.holders.add(holder)
             return entry.session
+
+    def sessions_named(self, session_id: str) -> list[Session]:
+        """The open sessions of ``session_id`` (one per home that serves it)."""
+        with self._lock:
+            found = [e.session for (_, sid), e in self._sessions.items() if sid == session_id]
+            return [s for s in found if s is not None]
 
     def committed(self, home: Path, session_id: str) -> int:
         """Compactions committed for ``session_id`` since this process opened it."""

@@ -1,7 +1,7 @@
 """Issue 14: skills through ``Hermes.session()``: a skill the tool creates is in the next
 session's system prompt (the current one stays frozen) and in ``skills list``; a traversal or
 poisoned write is refused with nothing on disk; a skill review runs after enough tool
-iterations and may create a skill."""
+iterations and proposes a skill (staged, issue 26)."""
 
 from __future__ import annotations
 
@@ -106,7 +106,7 @@ def test_skill_write_approval_stage_writes_nothing_until_approved(tmp_path: Path
         session.close()
 
 
-def test_a_skill_review_after_enough_tool_iterations_can_create_a_skill(
+def test_a_skill_review_after_enough_tool_iterations_proposes_a_skill(
     tmp_path: Path, fake_llm: FakeLLM
 ) -> None:
     fake_llm.script(
@@ -146,7 +146,12 @@ def test_a_skill_review_after_enough_tool_iterations_can_create_a_skill(
         assert done.wait(60)
         offered = [t["function"]["name"] for t in fake_llm.requests[0].json["tools"]]
         assert offered == ["skill_manage"]
-        assert (tmp_path / "skills" / "read-modules" / "SKILL.md").exists()
+        # issue 26: a skill the review writes waits for a person, in a single-user home too
+        assert not (tmp_path / "skills" / "read-modules").exists()
+        (record,) = [
+            json.loads(p.read_text()) for p in (tmp_path / "pending" / "skills").glob("*.json")
+        ]
+        assert (record["name"], record["origin"]) == ("read-modules", "background_review")
         session.close()
 
 

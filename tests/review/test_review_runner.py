@@ -144,6 +144,7 @@ def test_a_quoted_user_preference_is_saved(
         "action": "add",
         "target": "user",
         "outcome": "done",
+        "backing": "quoted user message 5",
     }
     assert tool_answer(fake_llm.requests[1].json, "c1")["success"] is True
 
@@ -196,12 +197,33 @@ def test_a_quote_only_the_assistant_said_is_refused(
     assert "assistant" in tool_answer(fake_llm.requests[1].json, "c1")["error"]
 
 
-def test_agent_notes_need_no_quote(fake_llm: FakeLLM, memory: Memory, events: Events) -> None:
+def test_an_agent_note_without_a_quote_is_staged_not_saved(
+    fake_llm: FakeLLM, memory: Memory, events: Events
+) -> None:
+    """Issue 26: a review's ``target: memory`` add without a user quote used to land at once;
+    now it waits for a person, with provenance ``review`` and why it is not backed."""
     note = {"action": "add", "target": "memory", "content": "The tests run with tox."}
     fake_llm.script(tool_calls(call("memory", note)), answer("ok"))
     outcome = reviewer(fake_llm, memory, events).run(conversation(), {"memory"})
-    assert outcome is not None and outcome.done == 1
-    assert memory.store.entries("memory") == ["The tests run with tox."]
+    assert outcome is not None and (outcome.done, outcome.staged) == (0, 1)
+    assert memory.store.entries("memory") == []
+    (record,) = memory.pending()
+    assert record["content"] == "The tests run with tox."
+    assert record["provenance"]["source"] == "review"
+    assert record["provenance"]["backed_by"] == "none"
+    assert record["provenance"]["note"].startswith("no user quote backs it")
+
+
+def test_an_agent_note_the_user_said_lands_with_its_quote(
+    fake_llm: FakeLLM, memory: Memory, events: Events
+) -> None:
+    note = {"action": "add", "target": "memory", "content": "Answers must be in British English."}
+    note["quote"] = PREFERENCE
+    fake_llm.script(tool_calls(call("memory", note)), answer("ok"))
+    outcome = reviewer(fake_llm, memory, events).run(conversation(), {"memory"})
+    assert outcome is not None and (outcome.done, outcome.staged) == (1, 0)
+    assert memory.store.entries("memory") == ["Answers must be in British English."]
+    assert memory.pending() == []
 
 
 def test_a_batch_for_the_user_is_refused_whole_when_one_operation_lacks_a_quote(
@@ -375,7 +397,7 @@ def test_an_empty_answer_after_work_ends_the_review(
     note = {"action": "add", "target": "memory", "content": "A note."}
     fake_llm.script(tool_calls(call("memory", note)), answer(""))
     outcome = reviewer(fake_llm, memory, events).run(conversation(), {"memory"})
-    assert outcome is not None and outcome.done == 1
+    assert outcome is not None and outcome.staged == 1
     assert events.kinds[-1] == "review_finished"
 
 
@@ -550,7 +572,7 @@ def test_stop_prevents_the_tool_calls_still_queued(
     holder.append(review)
     outcome = review.run(conversation(), {"memory"})
     assert outcome is not None and outcome.stopped == "cancelled"
-    assert memory.store.entries("memory") == ["First note."]
+    assert [r["content"] for r in memory.pending()] == ["First note."]  # staged, not saved
     assert len(fake_llm.requests) == 1
 
 
@@ -593,6 +615,7 @@ def test_review_imports_no_provider_store_compressor_or_host() -> None:
         "hermes_core.llm",
         "hermes_core.memory.calls",  # deep redaction
         "hermes_core.memory.recall",  # the recall fence's key
+        "hermes_core.provenance",  # the write context each review call runs under
         "hermes_core.redact",
         "hermes_core.threats.unicode",
         "hermes_core.transcript.messages",

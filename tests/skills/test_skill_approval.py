@@ -121,7 +121,9 @@ def test_block_refuses_every_write_and_still_reads(root: Path) -> None:
     assert json.loads(tool.handle({"action": "list"}))["count"] == 1
 
 
-def test_background_review_may_add_but_only_proposes_changes(root: Path, pending: Path) -> None:
+def test_background_review_only_proposes_even_a_new_skill(root: Path, pending: Path) -> None:
+    """Issue 26: a review writes what nobody asked for, so under ``allow`` its new skill and
+    new support file wait for a person too (they used to land at once)."""
     lib = library(root)
     review = SkillTool(lib, origin="background_review")
 
@@ -129,14 +131,22 @@ def test_background_review_may_add_but_only_proposes_changes(root: Path, pending
         answer: dict[str, object] = json.loads(review.handle(args))
         return answer
 
-    assert call(action="create", name="r", content=skill_md("r"))["done"]
-    assert (root / "r" / "SKILL.md").exists()
-    assert not call(
-        action="write_file", name="r", file_path="references/a.md", file_content="A"
-    ).get("staged")
-    assert (root / "r" / "references" / "a.md").read_text() == "A"
+    assert call(action="create", name="n", content=skill_md("n"))["staged"]
+    assert not (root / "n").exists()
+    agent = SkillTool(lib)
+    assert json.loads(agent.handle({"action": "create", "name": "r", "content": skill_md("r")}))[
+        "done"
+    ]
+    written = {"action": "write_file", "name": "r", "file_path": "references/a.md"}
+    assert json.loads(agent.handle(written | {"file_content": "A"}))["done"]
     before = tree(root)
     for args in (
+        {
+            "action": "write_file",
+            "name": "r",
+            "file_path": "references/new.md",
+            "file_content": "N",
+        },
         {"action": "write_file", "name": "r", "file_path": "references/a.md", "file_content": "B"},
         {"action": "edit", "name": "r", "content": skill_md("r", body="other\n")},
         {"action": "patch", "name": "r", "old_string": "Run", "new_string": "Go"},
@@ -144,10 +154,10 @@ def test_background_review_may_add_but_only_proposes_changes(root: Path, pending
         {"action": "delete", "name": "r"},
     ):
         result = call(**args)
-        assert result.get("staged") and "proposes" in str(result["message"]), args
+        assert result.get("staged"), args
     assert tree(root) == before
     records = lib.pending.all()[0]
-    assert [r.origin for r in records] == ["background_review"] * 5
+    assert [r.origin for r in records] == ["background_review"] * 7
     assert lib.approve(records[-1].id)["success"]  # a person approves the deletion
     assert not (root / "r").exists()
 

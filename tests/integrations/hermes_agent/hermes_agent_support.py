@@ -65,7 +65,9 @@ def run_driver(home: Path, spec: dict[str, Any], tmp: Path) -> dict[str, Any]:
     spec_file.write_text(json.dumps(spec), encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HERMES__", "HERMES_CONTEXT_"))}
     env["HERMES_HOME"] = str(home)
-    env["PYTHONPATH"] = os.pathsep.join([str(HERE.parent.parent / "support"), str(HERE)])
+    # this checkout's code first: the installed package may be another checkout's
+    root = HERE.parent.parent.parent
+    env["PYTHONPATH"] = os.pathsep.join([str(root), str(root / "tests" / "support"), str(HERE)])
     done = subprocess.run(
         [sys.executable, str(HERE / "hermes_agent_driver.py"), str(spec_file)],
         capture_output=True,
