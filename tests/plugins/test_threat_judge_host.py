@@ -106,7 +106,7 @@ def test_a_judged_block_stops_a_memory_write(
     with Hermes.from_config(config(fake_llm, model="judge"), home=home) as host:
         assert host.plugins.records["threat_judge"].status == "active"
         result = remember(host, PAYMENT)
-        assert not result["success"] and result["patterns"] == ["judge_user_manipulation"]
+        assert not result["success"] and result["patterns"] == ["judge_block"]
     assert len(fake_llm.requests) == 1
     assert not any("IBAN" in p.read_text(errors="replace") for p in home.rglob("*.md"))
 
@@ -139,7 +139,7 @@ def test_fail_closed_through_the_host(
 ) -> None:
     fake_llm.script(answer("I think this is fine."))
     with Hermes.from_config(config(fake_llm), home=tmp_path / "home") as host:
-        assert remember(host, "prefers short answers")["patterns"] == ["judge_error"]
+        assert remember(host, "prefers short answers")["patterns"] == ["judge_block"]
 
 
 BAD_SETTINGS: list[tuple[dict[str, Any], str]] = [
