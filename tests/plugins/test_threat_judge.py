@@ -258,9 +258,9 @@ def test_long_text_is_judged_in_windows_of_max_chars(fake_llm: FakeLLM, tmp_path
     fake_llm.responder = lambda rec: answer(BLOCK if "IBAN" in fenced(rec) else ALLOW)
     findings = judge(fake_llm, tmp_path, max_chars=800).scan_threat(padding + NOTE, "strict")
     assert [f.pattern_id for f in findings] == ["judge_block"]
-    assert len(fake_llm.requests) == 4  # windows start every 400 characters
-    assert NOTE in user_text(fake_llm, 3)
-    for index in range(4):
+    assert len(fake_llm.requests) == 5  # windows start every 400 characters
+    assert NOTE in user_text(fake_llm, 4)
+    for index in range(5):
         piece = user_text(fake_llm, index).split("\n", 2)[2].rsplit("\nDATA-", 1)[0]
         assert len(piece) <= 800
 
