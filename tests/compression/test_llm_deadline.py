@@ -11,6 +11,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from hermes_core.compression.summarizer import LLMSummarizer
+from hermes_core.config.settings import AuxiliaryCompressionSettings, ModelSettings
 from hermes_core.llm import ChatClient, ChatEndpoint, LLMError
 
 ANSWER = json.dumps({"choices": [{"message": {"role": "assistant", "content": "ok"}}]}).encode()
@@ -71,3 +73,14 @@ def test_the_timeout_bounds_the_whole_request(drip: Drip) -> None:
     # the call ended while the server still had bytes to send
     assert not drip.finished.is_set()
     assert drip.served < PADDING
+
+
+def test_the_summariser_is_bound_by_its_timeout_in_all(drip: Drip) -> None:
+    """auxiliary.compression.timeout reaches the client as the deadline of a whole summary."""
+    aux = AuxiliaryCompressionSettings(base_url=drip.base_url, model="aux-model", timeout=1.0)
+    summarizer = LLMSummarizer(aux, ModelSettings(), environ={})
+    with pytest.raises(LLMError) as caught:
+        summarizer.summarize([{"role": "user", "content": "Fix the build."}], None, 500)
+    assert caught.value.kind == "timeout"
+    assert "no whole answer within 1 s in all" in str(caught.value)
+    assert not drip.finished.is_set() and drip.served < PADDING
