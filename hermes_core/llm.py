@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import takewhile
 from typing import TYPE_CHECKING, Any, Literal
 
 from hermes_core.errors import HermesError
@@ -23,31 +25,16 @@ from hermes_core.transcript.tool_calls import parse_tool_calls
 if TYPE_CHECKING:
     import httpx
 
+# fmt: off
 __all__ = [
-    "ChatClient",
-    "ChatEndpoint",
-    "ChatReply",
-    "ErrorKind",
-    "LLMError",
-    "aborts",
-    "cooldown_kind",
-    "parse_tool_calls",
-    "retry_on_main_model",
+    "ChatClient", "ChatEndpoint", "ChatReply", "ErrorKind", "LLMError", "aborts",
+    "cooldown_kind", "parse_tool_calls", "retry_on_main_model",
 ]
-
 ErrorKind = Literal[
-    "auth",
-    "not_found",
-    "unavailable",
-    "rate_limited",
-    "server",
-    "bad_request",
-    "timeout",
-    "network",
-    "malformed",
-    "empty",
-    "rejected",
+    "auth", "not_found", "unavailable", "rate_limited", "server", "bad_request", "timeout",
+    "network", "malformed", "empty", "rejected",
 ]
+# fmt: on
 
 _RETRY_ON_MAIN: frozenset[str] = frozenset({"not_found", "unavailable", "timeout", "malformed"})
 _ABORT: frozenset[str] = frozenset({"auth", "network"})
@@ -158,10 +145,8 @@ def kind_for_status(status: int) -> ErrorKind:
 class ChatClient:
     """POSTs ``{base_url}/chat/completions`` and returns the first choice or raises LLMError.
 
-    Pass ``client`` to share a connection pool (it is not closed here), or ``transport`` to
-    route the owned client elsewhere. The API key is read from ``environ`` on every call and
-    never appears in messages, logs or ``repr``.
-    """
+    ``client``: a shared connection pool (not closed here); ``transport``: where the owned
+    client goes. The key is read from ``environ`` at each call, never shown or logged."""
 
     def __init__(
         self,
@@ -257,12 +242,7 @@ class ChatClient:
             body["tools"] = tools
             body["tool_choice"] = "auto"
         try:
-            response = self._http().post(
-                self.endpoint.url,
-                content=json.dumps(body, ensure_ascii=False).encode("utf-8"),
-                headers=self._headers(),
-                timeout=httpx.Timeout(self.endpoint.timeout),
-            )
+            status, text = self._exchange(json.dumps(body, ensure_ascii=False).encode("utf-8"))
         except httpx.TimeoutException as exc:
             what = f"no answer within {self.endpoint.timeout:g} s ({type(exc).__name__})"
             raise self._error("timeout", what) from None
@@ -272,23 +252,57 @@ class ChatClient:
             raise self._error("malformed", what, hint=hint) from None
         except (httpx.TransportError, httpx.InvalidURL) as exc:
             raise self._error("network", f"cannot reach the server ({_describe(exc)})") from None
-        return self._parse(response, with_tools=bool(tools))
+        return self._parse(status, text, with_tools=bool(tools))
 
-    def _parse(self, response: httpx.Response, *, with_tools: bool = False) -> ChatReply:
-        status = response.status_code
+    def _exchange(self, body: bytes) -> tuple[int, str]:
+        """POST ``body``: status and whole answer within ``endpoint.timeout`` s in all (httpx
+        bounds each read only, so a byte-a-second server could hold a caller for ever); the
+        caller stops waiting at the deadline and the worker drops the rest of the answer."""
+        import httpx
+
+        client, limit = self._http(), self.endpoint.timeout
+        url, headers, timeout = self.endpoint.url, self._headers(), httpx.Timeout(limit)
+        done, late = threading.Event(), threading.Event()
+        outcome: list[tuple[int, str] | Exception] = []
+
+        def run() -> None:
+            try:
+                request = client.build_request("POST", url, content=body, headers=headers)
+                request.extensions["timeout"] = timeout.as_dict()
+                response = client.send(request, stream=True)
+                try:
+                    chunks = takewhile(lambda _: not late.is_set(), response.iter_bytes())
+                    data = b"".join(chunks).decode(response.charset_encoding or "utf-8", "replace")
+                    outcome.append((response.status_code, data))
+                finally:
+                    response.close()
+            except Exception as exc:  # noqa: BLE001 - sorted into kinds by the caller
+                outcome.append(exc)
+            finally:
+                done.set()
+
+        threading.Thread(target=run, name="hermes-llm-request", daemon=True).start()
+        if not done.wait(limit):
+            late.set()
+            raise self._error("timeout", f"no whole answer within {limit:g} s in all")
+        if isinstance(result := outcome[0], Exception):
+            raise result
+        return result
+
+    def _parse(self, status: int, text: str, *, with_tools: bool = False) -> ChatReply:
         if not 200 <= status < 300:
-            detail = _error_detail(response.text)
+            detail = _error_detail(text)
             what = f"HTTP {status}" + (f": {detail}" if detail else "")
             raise self._error(kind_for_status(status), what, status)
         try:
-            payload = json.loads(response.text)
+            payload = json.loads(text)
         except ValueError:
-            what = f"the body is not JSON: {_clip(response.text)!r}"
+            what = f"the body is not JSON: {_clip(text)!r}"
             raise self._error("malformed", what, status) from None
         usage = payload.get("usage") if isinstance(payload, dict) else None
         choices = payload.get("choices") if isinstance(payload, dict) else None
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            detail = _error_detail(response.text) if isinstance(payload, dict) else ""
+            detail = _error_detail(text) if isinstance(payload, dict) else ""
             what = "the answer has no choices" + (f": {detail}" if detail else "")
             raise _billed(self._error("malformed", what, status), usage)
         choice = choices[0]
@@ -296,9 +310,9 @@ class ChatClient:
         if not isinstance(message, dict):
             error = self._error("malformed", "the first choice has no message", status)
             raise _billed(error, usage)
-        text = _content_text(message.get("content"))
+        content = _content_text(message.get("content"))
         calls, dropped = parse_tool_calls(message.get("tool_calls")) if with_tools else ([], [])
-        if not text.strip() and not calls:
+        if not content.strip() and not calls:
             if dropped:
                 what = "every tool call in the answer is malformed: " + "; ".join(dropped[:3])
                 hint = "the server's tool calling is broken; try another model or server"
@@ -308,7 +322,7 @@ class ChatClient:
         finish = choice.get("finish_reason")
         model = payload.get("model")
         return ChatReply(
-            text=text,
+            text=content,
             finish_reason=finish if isinstance(finish, str) else None,
             model=model if isinstance(model, str) and model else self.endpoint.model,
             usage=dict(usage) if isinstance(usage, dict) else {},

@@ -42,6 +42,7 @@ __all__ = [
     "blocked_placeholder",
     "joined_placeholder",
     "joined_threats",
+    "judge_placeholder",
     "render_block",
     "sanitize",
     "visible",
@@ -62,9 +63,27 @@ _ROUNDS: Final = 3
 MAX_PLACEHOLDERS: Final = 8
 
 
+#: the finding of a threat judge that could not be asked: it says nothing about the entry
+JUDGE_ERROR: Final = "judge_error"
+
+
+def judge_placeholder(file_name: str) -> str:
+    """What the prompt shows instead of an entry the threat judge could not check: no hint
+    to delete it (nothing is known to be wrong with it)."""
+    return (
+        f"[WITHHELD: {file_name} entry not shown: the threat judge could not be reached to "
+        "check it. It stays in the file and is shown again in a session started once the "
+        "judge answers.]"
+    )
+
+
 def blocked_placeholder(file_name: str, pattern_ids: Iterable[str]) -> str:
-    """What the prompt shows instead of an entry that matched a threat pattern."""
-    ids = ", ".join(dict.fromkeys(pattern_ids))
+    """What the prompt shows instead of an entry that matched a threat pattern (or, when
+    the only reason is an unreachable judge, :func:`judge_placeholder`)."""
+    found = [i for i in dict.fromkeys(pattern_ids) if i != JUDGE_ERROR]
+    if not found:
+        return judge_placeholder(file_name)
+    ids = ", ".join(found)
     return (
         f"[BLOCKED: {file_name} entry matched threat pattern(s): {ids}. Removed from the "
         "system prompt; use memory remove to delete the original.]"
@@ -75,7 +94,10 @@ def joined_placeholder(file_name: str, position: int, pattern_ids: Iterable[str]
     """What the prompt shows instead of an entry that matches only joined with its neighbours
     (``position``: its number in the file, from 1, so that the parts of one payload each
     have a placeholder of their own for memory remove to name)."""
-    ids = ", ".join(sorted(set(pattern_ids)))
+    found = sorted(set(pattern_ids) - {JUDGE_ERROR})
+    if not found:
+        return judge_placeholder(file_name)
+    ids = ", ".join(found)
     return (
         f"[BLOCKED: {file_name} entry {position} matched threat pattern(s) together with the "
         f"entries next to it: {ids}. Removed from the system prompt; use memory remove to "

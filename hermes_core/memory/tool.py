@@ -119,7 +119,7 @@ class MemoryTool:
         request = _request(args)
         if isinstance(request, str):
             return _error(request)
-        result = self.writer.write(request, self.origin)
+        result = _judge_unreachable(self.writer.write(request, self.origin))
         if result.get("reason") in _CONSOLIDATION_FAILURES:
             self.failed_consolidations += 1
             if self.failed_consolidations >= MAX_CONSOLIDATION_FAILURES:
@@ -134,6 +134,22 @@ class MemoryTool:
             "entry. Stop retrying memory writes now and go on with your reply; you can "
             "consolidate memory in a later turn.",
         }
+
+
+def _judge_unreachable(result: Result) -> Result:
+    """A refusal whose only reason is a threat judge that could not be asked says so: the
+    content is not known to be bad, so the model should not rewrite it to slip past."""
+    patterns = result.get("patterns")
+    if result.get("reason") != "threat" or not isinstance(patterns, list):
+        return result
+    if patterns and all(p == "judge_error" for p in patterns):
+        return {
+            **result,
+            "error": "Not saved: the threat judge that checks memory writes could not be "
+            "reached, so nothing was written. Nothing is known to be wrong with the content; "
+            "try again later, or ask the user whether to keep it for later.",
+        }
+    return result
 
 
 def tool_arguments(

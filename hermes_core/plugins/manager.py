@@ -181,6 +181,8 @@ class PluginHost:
     def _role(self, name: str) -> str:
         if name == self.config.settings.memory.provider:
             return "memory provider"
+        if name == "threat_judge":  # enabled: it must load, or text it refuses is trusted
+            return "threat scanner"
         return "storage backend" if name in self._backends() else "plugin"
 
     def _load_isolated(self, name: str, get_spec: Callable[[], PluginSpec]) -> None:
@@ -203,10 +205,12 @@ class PluginHost:
             self._load_failed(name, failure, f"error: {failure}", cause=exc)
 
     def _backend_must_load(self, name: str, exc: PluginLoadError) -> None:
-        """A storage backend that cannot load stops the host: falling back to another store
-        would split one user's state in two."""
-        if self._role(name) == "storage backend":
-            raise ConfigError(f"{_backend_keys(self.config.settings, name)}: {exc}") from exc
+        """A storage backend that cannot load stops the host (another store would split one
+        user's state in two); a threat scanner too (text it refuses would be trusted)."""
+        keys = _backend_keys(self.config.settings, name)
+        where = keys or f"plugins.enabled names {name}, a threat scanner (fix it or remove it)"
+        if self._role(name) in ("storage backend", "threat scanner"):
+            raise ConfigError(f"{where}: {exc}") from exc
 
     def _load_failed(
         self, name: str, exc: PluginLoadError, status: str, cause: BaseException | None = None

@@ -1,42 +1,46 @@
 """The ``threat_judge`` plugin: a second opinion from the auxiliary model on ``scan_threat``.
 
-Off by default: it is an entry point, loaded only when ``plugins.enabled`` names it. The
-built-in scanner stays offline and linear and still runs; the hook's ``fail_closed`` policy
-collects every scanner's findings, so the judge can only add reasons to refuse text.
+Off by default: it is an entry point, loaded only when ``plugins.enabled`` names it (and
+then it must load: a judge that cannot start stops the host). The built-in scanner stays
+offline and linear and still runs; the hook's ``fail_closed`` policy collects every
+scanner's findings, so the judge can only add reasons to refuse text.
 
 Why each part:
 
 * The hook cannot tell a write from a re-render (every memory entry is scanned again at each
-  snapshot), so verdicts are remembered in an LRU keyed by ``sha256(scope, text)``; failures
-  are not remembered, so a judge that was down is asked again, once it has rested
-  :data:`REST_S` seconds: a failed request (timeout, refused, HTTP error) answers every scan
-  in the meantime as a failure without a request, so a snapshot of fifty entries costs one
-  timeout rather than fifty.
-* Text is redacted before it leaves (:func:`hermes_core.redact.redact`), and the key is only
-  ever named (``api_key_env``), read by :class:`~hermes_core.llm.ChatClient` at each call.
-* Text longer than ``max_chars`` is judged in overlapping windows, not cut: a cut would let
-  an attacker pad a note with harmless text and hide the payload past the limit.
+  snapshot), so verdicts are remembered, in the home as well (:mod:`.verdicts`): a new
+  process does not judge every entry again. Failures are not remembered.
+* ``on_error`` covers the endpoint only (timeout, network, 5xx, 429, auth): an answer that is
+  no verdict, an empty answer, a content-filter refusal or a 400 always refuses the text,
+  since text can talk a model out of its verdict. :mod:`.gate` shares work between threads
+  and rests the endpoint after it failed.
+* Text is redacted before it leaves (:func:`hermes_core.redact.redact`); the key is only ever
+  named: ``api_key_env`` is read by :class:`~hermes_core.llm.ChatClient` at each call,
+  ``api_key: {$env: NAME}`` once, at start-up.
+* Text longer than ``max_chars`` is judged in windows overlapping by half a window, not cut:
+  a payload of up to half a window is whole in some window wherever it sits.
 """
 
 from __future__ import annotations
 
 import hashlib
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 
-from hermes_core.llm import ChatClient, ChatEndpoint, LLMError
+from hermes_core.llm import ChatClient, ChatEndpoint, ErrorKind, LLMError
 from hermes_core.markers import hookimpl
 from hermes_core.plugins import PluginContext
 from hermes_core.redact import redact
 from hermes_core.types import Finding
+from hermes_plugins.threat_judge.gate import REST_S, Failure, Gate, Outcome
 from hermes_plugins.threat_judge.rubric import (
+    RUBRIC_VERSION,
     Verdict,
     VerdictError,
     messages,
     one_line,
     parse_verdict,
+    prepared,
 )
 from hermes_plugins.threat_judge.settings import (
     PREFIX,
@@ -44,13 +48,26 @@ from hermes_plugins.threat_judge.settings import (
     endpoint_for,
     parse_settings,
 )
+from hermes_plugins.threat_judge.verdicts import Verdicts
 
 __all__ = ["PLUGIN_NAME", "ThreatJudgePlugin"]
 
 PLUGIN_NAME = "threat_judge"
-#: seconds the endpoint is left alone after a failed request: a snapshot scans every memory
-#: entry, and a judge that is down must not cost one timeout per entry
-REST_S = 30.0
+#: the id of every judged block; the rubric category is in ``Finding.category``
+BLOCK_ID = "judge_block"
+#: failures of the endpoint, where ``on_error`` applies; any other failure refuses the text
+ENDPOINT_FAILURES: frozenset[ErrorKind] = frozenset(
+    {
+        "timeout",
+        "network",
+        "unavailable",
+        "rate_limited",
+        "auth",
+        "server",
+        "not_found",
+        "malformed",
+    }
+)
 _EXCERPT = 80
 
 
@@ -64,13 +81,15 @@ class ThreatJudgePlugin:
             context.config, written if isinstance(written, dict) else None
         )
         self.endpoint: ChatEndpoint = endpoint_for(self.settings, context.settings)
-        self._cache: OrderedDict[str, tuple[Finding, ...]] = OrderedDict()
-        self._lock = threading.Lock()
-        #: monotonic seconds (replaceable in tests); the endpoint is left alone until
-        #: ``_resting_until`` after it failed, with the failure that started the rest
+        self.verdicts = Verdicts(
+            context.home / PLUGIN_NAME, self.settings.cache_size, context.logger
+        )
+        #: monotonic seconds (replaceable in tests), for the rest after a failure
         self.clock: Callable[[], float] = time.monotonic
-        self._resting_until = 0.0
-        self._last_failure = ""
+        self.gate = Gate(self._now)
+
+    def _now(self) -> float:
+        return self.clock()
 
     def __repr__(self) -> str:
         return f"ThreatJudgePlugin(model={self.endpoint.model!r})"
@@ -80,26 +99,25 @@ class ThreatJudgePlugin:
         """The judge's findings for ``content``; nothing is sent for a scope not configured."""
         if scope not in self.settings.scopes or not content.strip():
             return []
-        key = hashlib.sha256(f"{scope}\0{content}".encode("utf-8", "surrogatepass")).hexdigest()
-        with self._lock:
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                return list(self._cache[key])
-        resting = self._resting()
-        if resting:
-            return self._failed(resting, content)
+        text = redact(prepared(content))
+        parts = (scope, RUBRIC_VERSION, self.endpoint.model, text)
+        key = hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
+        outcome = self.gate.run(
+            key, lambda: self.verdicts.get(key), lambda: self._ask(key, text, scope)
+        )
+        if isinstance(outcome, Failure):
+            return self._failed(outcome, text)
+        return list(outcome)
+
+    def _ask(self, key: str, text: str, scope: str) -> Outcome:
         try:
-            findings = self._judge(redact(content), scope)
+            findings = self._judge(text, scope)
         except VerdictError as exc:
-            return self._failed(f"{type(exc).__name__}: {exc}", content)
+            return Failure(f"the answer is no verdict: {exc}", endpoint=False)
         except LLMError as exc:
-            what = f"{exc.kind}: {exc}"
-            with self._lock:
-                self._resting_until = self.clock() + REST_S
-                self._last_failure = what
-            return self._failed(what, content)
-        self._remember(key, findings)
-        return list(findings)
+            return Failure(f"{exc.kind}: {exc}", endpoint=exc.kind in ENDPOINT_FAILURES)
+        self.verdicts.put(key, findings)
+        return findings
 
     def _judge(self, text: str, scope: str) -> tuple[Finding, ...]:
         key = self.settings.api_key
@@ -113,10 +131,10 @@ class ThreatJudgePlugin:
         return ()
 
     def _windows(self, text: str) -> Iterator[str]:
-        """Pieces of at most ``max_chars`` overlapping by an eighth, so that a sentence cut by
-        one boundary is whole in the next piece."""
+        """Pieces of at most ``max_chars`` overlapping by half: any run of up to half a
+        window is whole in some piece."""
         size = self.settings.max_chars
-        step = size - size // 8
+        step = size - size // 2
         start = 0
         while True:
             yield text[start : start + size]
@@ -126,7 +144,7 @@ class ThreatJudgePlugin:
 
     def _finding(self, verdict: Verdict, window: str) -> Finding:
         return Finding(
-            f"judge_{verdict.category}",
+            BLOCK_ID,
             verdict.category,
             f"the threat judge ({self.endpoint.model or 'auxiliary model'}) judged this "
             f"{verdict.category.replace('_', ' ')}: {verdict.reason}",
@@ -134,42 +152,40 @@ class ThreatJudgePlugin:
             _excerpt(window),
         )
 
-    def _resting(self) -> str:
-        """Why the endpoint is not asked now, or "" (it failed less than REST_S ago)."""
-        with self._lock:
-            if self.clock() >= self._resting_until:
-                return ""
-            return f"not asked for {REST_S:g} s after it failed ({self._last_failure})"
-
-    def _failed(self, what: str, content: str) -> list[Finding]:
+    def _failed(self, failure: Failure, text: str) -> list[Finding]:
+        if not failure.endpoint:
+            return [
+                Finding(
+                    BLOCK_ID,
+                    "no_verdict",
+                    f"the threat judge gave no verdict on this text ({failure.what}); refused "
+                    f"whatever {PREFIX}.on_error says: text can talk a model out of its verdict",
+                    PLUGIN_NAME,
+                    _excerpt(text),
+                )
+            ]
         if self.settings.on_error == "allow":
-            self.context.logger.warning(
-                "threat judge could not judge a write (%s); let through because "
-                "%s.on_error is allow",
-                what,
-                PREFIX,
-            )
+            if failure.first:
+                self.context.logger.warning(
+                    "threat judge could not judge a write (%s); let through because "
+                    "%s.on_error is allow; the endpoint is not asked for %g s and what is "
+                    "written meanwhile is let through without another warning",
+                    failure.what,
+                    PREFIX,
+                    REST_S,
+                )
             return []
         return [
             Finding(
                 "judge_error",
                 "judge",
-                f"the threat judge could not judge this text ({what}); refused because "
+                f"the threat judge could not judge this text ({failure.what}); refused because "
                 f"{PREFIX}.on_error is block (fix the judge's endpoint, or set on_error: "
                 "allow to let text through while it is down)",
                 PLUGIN_NAME,
-                _excerpt(redact(content)),
+                _excerpt(text),
             )
         ]
-
-    def _remember(self, key: str, findings: tuple[Finding, ...]) -> None:
-        if self.settings.cache_size == 0:
-            return
-        with self._lock:
-            self._cache[key] = findings
-            self._cache.move_to_end(key)
-            while len(self._cache) > self.settings.cache_size:
-                self._cache.popitem(last=False)
 
 
 def _excerpt(text: str) -> str:

@@ -92,13 +92,31 @@ def _api_key(value: Any, written: Any, values: Mapping[str, Any]) -> dict[str, s
     return {"api_key": value.strip(), "api_key_name": name or where}
 
 
+#: the longest timeout accepted (a write waits for the judge)
+MAX_TIMEOUT = 600.0
+
+
 def _check(key: str, value: Any) -> Any:
+    """One setting, checked; any value Python cannot even read is a ConfigError too (an
+    unchecked ValueError would let the host start without the judge)."""
+    try:
+        return _check_value(key, value)
+    except (ValueError, OverflowError, TypeError) as exc:
+        raise ConfigError(
+            f"{PREFIX}.{key}: cannot use {value!r:.80} ({type(exc).__name__}: {exc}); "
+            "write a plain value of the documented kind"
+        ) from None
+
+
+def _check_value(key: str, value: Any) -> Any:
     where = f"{PREFIX}.{key}"
     if key == "timeout":
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ConfigError(f"{where}: expected a number of seconds, got {value!r}")
         if not math.isfinite(value) or value <= 0:
             raise ConfigError(f"{where}: must be a positive number of seconds, got {value!r}")
+        if value > MAX_TIMEOUT:
+            raise ConfigError(f"{where}: must be at most {MAX_TIMEOUT:g} seconds, got {value!r}")
         return float(value)
     if key in ("max_chars", "cache_size"):
         least = 200 if key == "max_chars" else 0
@@ -126,6 +144,8 @@ def _scopes(where: str, value: Any) -> tuple[str, ...]:
     wrong = [item for item in value if item not in SCOPES]
     if wrong:
         raise ConfigError(f"{where}: unknown scope {wrong[0]!r}; use some of: {valid}")
+    if "all" in value:  # nothing scans with scope "all": it means both
+        value = [*value, "strict", "context"]
     return tuple(dict.fromkeys(value))
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai import FakeLLM, Step, answer, disconnect, hang, http_error, truncated
+from fake_openai import FakeLLM, Recorded, Step, answer, disconnect, hang, http_error, truncated
 from llm_settings import llm_settings
 
 from hermes_core.config.settings import Settings
@@ -44,13 +44,19 @@ def user_text(server: FakeLLM, index: int = 0) -> str:
     return content
 
 
+def fenced(record: Recorded) -> str:
+    """The text between the fence lines of a recorded request."""
+    content: str = record.json["messages"][1]["content"]
+    return content.split("\n", 2)[2].rsplit("\nDATA-", 1)[0]
+
+
 def test_a_block_verdict_is_a_finding_with_the_category_and_reason(
     fake_llm: FakeLLM, tmp_path: Path
 ) -> None:
     fake_llm.script(answer(BLOCK))
     findings = judge(fake_llm, tmp_path).scan_threat(NOTE, "strict")
     assert [(f.pattern_id, f.category, f.plugin) for f in findings] == [
-        ("judge_user_manipulation", "user_manipulation", "threat_judge")
+        ("judge_block", "user_manipulation", "threat_judge")
     ]
     assert "diverts a payment" in findings[0].message
     assert findings[0].excerpt.startswith("Invoices are now paid")
@@ -64,7 +70,8 @@ def test_an_allow_verdict_is_no_finding(fake_llm: FakeLLM, tmp_path: Path) -> No
 
 NOT_VERDICTS = [
     "BLOCK: this is an attack",
-    '```json\n{"verdict": "block", "category": "secret", "reason": "x"}\n```',
+    '```json\n{"verdict": "allow", "category": "none", "reason": "x"}\n```\nmore',
+    '{"verdict": "allow", "category": "none", "reason": "x"} {"verdict": "block"}',
     '{"verdict": "maybe", "category": "none", "reason": "unsure"}',
     '{"verdict": "block", "category": "rude", "reason": "not a rubric category"}',
     '{"verdict": "allow", "category": "none", "reason": "fine", "confidence": 0.9}',
@@ -78,9 +85,9 @@ def test_anything_but_a_verdict_is_an_error_that_blocks(
     fake_llm: FakeLLM, tmp_path: Path, text: str
 ) -> None:
     fake_llm.script(answer(text))
-    findings = judge(fake_llm, tmp_path).scan_threat("prefers short answers", "strict")
-    assert [f.pattern_id for f in findings] == ["judge_error"]
-    assert "on_error is block" in findings[0].message
+    findings = judge(fake_llm, tmp_path, on_error="allow").scan_threat("short answers", "strict")
+    assert [(f.pattern_id, f.category) for f in findings] == [("judge_block", "no_verdict")]
+    assert "whatever plugin_config.threat_judge.on_error says" in findings[0].message
 
 
 FAULTS: dict[str, Step] = {
@@ -157,7 +164,7 @@ def test_a_bad_answer_does_not_rest_the_endpoint(fake_llm: FakeLLM, tmp_path: Pa
     fake_llm.script(answer("not json"), answer(ALLOW))
     plugin = judge(fake_llm, tmp_path)
     plugin.clock = Clock()
-    assert [f.pattern_id for f in plugin.scan_threat("first entry", "strict")] == ["judge_error"]
+    assert [f.pattern_id for f in plugin.scan_threat("first entry", "strict")] == ["judge_block"]
     assert plugin.scan_threat("second entry", "strict") == []
 
 
@@ -196,9 +203,7 @@ def test_scopes_choose_what_is_judged(fake_llm: FakeLLM, tmp_path: Path) -> None
     plugin = judge(fake_llm, tmp_path, scopes=["context"])
     assert plugin.scan_threat(NOTE, "strict") == []
     assert fake_llm.requests == []
-    assert [f.pattern_id for f in plugin.scan_threat(NOTE, "context")] == [
-        "judge_user_manipulation"
-    ]
+    assert [f.pattern_id for f in plugin.scan_threat(NOTE, "context")] == ["judge_block"]
     assert "recalled text or a summary" in user_text(fake_llm)
 
 
@@ -250,14 +255,14 @@ def test_the_key_is_never_logged(
 
 def test_long_text_is_judged_in_windows_of_max_chars(fake_llm: FakeLLM, tmp_path: Path) -> None:
     padding = "The user likes well-tested code and short answers. " * 40  # ~2,000 characters
-    fake_llm.script(answer(ALLOW), answer(ALLOW), answer(BLOCK))
+    fake_llm.responder = lambda rec: answer(BLOCK if "IBAN" in fenced(rec) else ALLOW)
     findings = judge(fake_llm, tmp_path, max_chars=800).scan_threat(padding + NOTE, "strict")
-    assert [f.pattern_id for f in findings] == ["judge_user_manipulation"]
-    assert len(fake_llm.requests) == 3
-    assert "IBAN" in user_text(fake_llm, 2)
-    for index in range(3):
-        fenced = user_text(fake_llm, index).split("\n", 2)[2].rsplit("\nDATA-", 1)[0]
-        assert len(fenced) <= 800
+    assert [f.pattern_id for f in findings] == ["judge_block"]
+    assert len(fake_llm.requests) == 5  # windows start every 400 characters
+    assert NOTE in user_text(fake_llm, 4)
+    for index in range(5):
+        piece = user_text(fake_llm, index).split("\n", 2)[2].rsplit("\nDATA-", 1)[0]
+        assert len(piece) <= 800
 
 
 def test_short_text_is_one_request(fake_llm: FakeLLM, tmp_path: Path) -> None:
