@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from hermes_core.compression.assemble import END_MARKER, SUMMARY_KEY, SUMMARY_PREFIX
+from hermes_core.compression.assemble import END_MARKER, MERGED_KEY, SUMMARY_KEY, SUMMARY_PREFIX
 from hermes_core.host.view import ActiveView
 from hermes_core.provenance import TaintIndex
 from hermes_core.transcript.appended import split_appended
@@ -27,6 +27,8 @@ Message = dict[str, Any]
 #: tools whose results are stored conversation text: ``recalled``, not a fresh tool result
 RECALL_TOOLS: Final = frozenset({"session_search", "session_recall"})
 _FENCE: Final = re.compile(r"<memory-context>.*?(?:</memory-context>|\Z)", re.DOTALL)
+#: the archived rows a summary names, right after its end marker
+_REF: Final = re.compile(r"\A\s*\[ref [^\]]{1,64}\]")
 
 
 class SessionTaint:
@@ -44,13 +46,23 @@ class SessionTaint:
     def _one(self, message: Mapping[str, Any]) -> None:
         role = message.get("role")
         text = message_text(message)
-        if message.get(SUMMARY_KEY) or SUMMARY_PREFIX in text:
+        if _starts_with_summary(message, text):
+            # the summary ends at its first end marker (wrap_summary defuses copies inside
+            # the body); only what the compressor merged it into, after the marker, is judged
+            # by its role. A marker anywhere else is just text of whoever wrote it.
+            if role == "user":
+                own, appended = split_appended(message)
+                summary, marker, rest = own.partition(END_MARKER)
+                self.index.add_untrusted(summary, "summary")
+                self._appended(appended)
+                if marker:
+                    self.index.add_trusted(_REF.sub("", rest, count=1))
+                return
             summary, marker, rest = text.partition(END_MARKER)
-            self.index.add_untrusted(summary if marker else text, "summary")
+            self.index.add_untrusted(summary, "summary")
             if not marker or not rest.strip():
                 return
             message = {**message, "content": rest}  # the message the summary was merged into
-            message.pop(SUMMARY_KEY, None)
             text = rest
         if role == "assistant":
             self._tool_names.update(tool_name_for_results([message]))
@@ -64,9 +76,22 @@ class SessionTaint:
         elif role == "user":
             own, appended = split_appended(message)
             self.index.add_trusted(own)
-            recalled = "\n".join(_FENCE.findall(appended))
-            self.index.add_untrusted(recalled, "recalled")
-            self.index.add_untrusted(_FENCE.sub("", appended).strip(), "attachment")
+            self._appended(appended)
+
+    def _appended(self, appended: str) -> None:
+        """What the session appended to a user message: recalled memory, the attachment."""
+        recalled = "\n".join(_FENCE.findall(appended))
+        self.index.add_untrusted(recalled, "recalled")
+        self.index.add_untrusted(_FENCE.sub("", appended).strip(), "attachment")
+
+
+def _starts_with_summary(message: Mapping[str, Any], text: str) -> bool:
+    """A compaction summary, known by structure: the compressor's keys, or (after a round
+    trip that dropped them) a user or assistant message whose text starts with the header.
+    Nobody but the user or the compressor can put text at the start of such a message."""
+    if message.get(SUMMARY_KEY) or message.get(MERGED_KEY):
+        return True
+    return message.get("role") in ("user", "assistant") and text.startswith(SUMMARY_PREFIX)
 
 
 class WatchedView(ActiveView):
