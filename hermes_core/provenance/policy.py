@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
+from hermes_core.provenance.added import file_changes
 from hermes_core.provenance.context import current
 from hermes_core.provenance.record import POLICIES, Provenance
-from hermes_core.provenance.taint import judge
+from hermes_core.provenance.taint import judge, remember
 
 __all__ = ["Action", "Assessment", "assess", "decide", "refusal_text"]
 
@@ -49,15 +51,33 @@ class Assessment:
     action: Action
 
 
-def assess(texts: Iterable[str], *, origin: str, policy: str, now: float) -> Assessment:
+def assess(
+    texts: Iterable[str],
+    *,
+    origin: str,
+    policy: str,
+    now: float,
+    target: str | None = None,
+    files: Iterable[tuple[Path, str]] = (),
+) -> Assessment:
     """Judge the new ``texts`` of one write against the current session's index. Without a
     session context the source is ``operator`` (``origin`` cli) or ``unknown`` and the write
-    is not held (the policy is about what a model read)."""
+    is not held (the policy is about what a model read).
+
+    ``target`` (``memory:MEMORY.md``, ``skill:NAME``): the write is judged together with the
+    last words this session wrote there, so a payload split over short writes is seen whole.
+    ``files`` (path, new text): judge what the write adds to each file, with its neighbours,
+    instead of ``texts`` (a file's own words read back are not new words)."""
     context = current()
     if context is None:
         source = "operator" if origin == "cli" else "unknown"
         return Assessment(Provenance(source, written_at=now, policy=policy), False, "land")
-    verdict = judge(texts, context.index)
+    files = list(files)
+    if files:
+        texts = file_changes(files)
+    texts = list(texts)
+    before = remember(context.index, target, texts) if target else ""
+    verdict = judge(texts, context.index, before=before)
     if verdict.tainted:
         source = verdict.sources[0].kind if verdict.sources else "unknown"
     else:

@@ -184,7 +184,12 @@ class SkillLibrary(SkillViews, SkillShortcuts):
             audit("refused", store="skills", reason="threat", **request_detail(request))
             return refusal
         judged = assess(
-            request_texts(request), origin=origin, policy=self.untrusted, now=time.time()
+            request_texts(request),
+            origin=origin,
+            policy=self.untrusted,
+            now=time.time(),
+            target=f"skill:{request.name}",
+            files=change.writes,
         )
         if judged.action == "refuse":
             refused = judged.provenance.with_decision("refused")
