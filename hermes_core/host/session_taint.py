@@ -1,8 +1,9 @@
 """A session's taint index: what of the view the model read came from untrusted text.
 
 Why here, next to the view: the view is everything the model can copy from. Each message is
-indexed once, when it enters the view (taken in, read back on resume or reload, restored by an
-undo, rewritten by a compaction), so judging a write costs O(its length). Tool results (by tool
+indexed once, when it enters the view (taken in, read back on resume, restored by an undo,
+rewritten by a compaction; a reload after another host wrote indexes only the rows it had not
+seen), so judging a write costs O(its length). Tool results (by tool
 name; ``session_search`` and ``session_recall`` results are ``recalled``), the attachment and
 recalled memory appended to a user message, and compaction summaries are untrusted; the
 user's own words are trusted; the assistant's words are the model's own and count as neither.
@@ -37,11 +38,25 @@ class SessionTaint:
     def __init__(self, index: TaintIndex | None = None) -> None:
         self.index = index if index is not None else TaintIndex()
         self._tool_names: dict[str, str] = {}
+        self._seen: set[int] = set()  # stored rows indexed already: (seq, role, text) hashed
+        self.indexed = 0  # messages indexed so far (a reload must not index them again)
 
-    def absorb(self, messages: Sequence[Mapping[str, Any]]) -> None:
-        for message in messages:
-            if isinstance(message, Mapping):
-                self._one(message)
+    def absorb(
+        self, messages: Sequence[Mapping[str, Any]], seqs: Sequence[int | None] = ()
+    ) -> None:
+        """Index each message; a stored row (its ``seqs`` entry not None) that was indexed
+        before, with the same text, is skipped (a reload reads the whole session back)."""
+        for position, message in enumerate(messages):
+            if not isinstance(message, Mapping):
+                continue
+            seq = seqs[position] if position < len(seqs) else None
+            if seq is not None:
+                key = hash((seq, message.get("role"), message_text(message)))
+                if key in self._seen:
+                    continue
+                self._seen.add(key)
+            self.indexed += 1
+            self._one(message)
 
     def _one(self, message: Mapping[str, Any]) -> None:
         role = message.get("role")
@@ -106,7 +121,7 @@ class WatchedView(ActiveView):
         """``view`` watched from now on (what it holds already is indexed)."""
         watched = cls(taint)
         watched.__dict__.update({k: v for k, v in vars(view).items() if k != "taint"})
-        taint.absorb(watched.sent)
+        taint.absorb(watched.sent, watched.seqs)
         return watched
 
     def extend(
@@ -116,10 +131,12 @@ class WatchedView(ActiveView):
         given: Sequence[Mapping[str, Any]] | None = None,
     ) -> None:
         super().extend(forms, seqs, given)
-        self.taint.absorb(forms)
+        self.taint.absorb(forms, seqs)
 
     def replace(self, forms: Sequence[Message], seqs: Sequence[int | None]) -> None:
         known = {id(m) for m in self.sent}
-        fresh = [m for m in forms if id(m) not in known]
+        fresh = [i for i, m in enumerate(forms) if id(m) not in known]
         super().replace(forms, seqs)
-        self.taint.absorb(fresh)
+        self.taint.absorb(
+            [forms[i] for i in fresh], [seqs[i] if i < len(seqs) else None for i in fresh]
+        )

@@ -68,3 +68,27 @@ def test_a_forged_marker_in_recalled_text_is_held(tmp_path: Path) -> None:
         session = host.session("s1")
         session.prepare([{"role": "user", "content": "How do we pay invoices?"}])
         assert held(memory(session, OBEYED))
+
+
+def test_a_reload_indexes_only_the_rows_it_had_not_seen(tmp_path: Path, monkeypatch: Any) -> None:
+    from prov_support import fetched
+
+    indexed: list[str] = []
+    one_message = SessionTaint._one
+
+    def counted(self: SessionTaint, message: Any) -> None:
+        indexed.append(str(message.get("content")))
+        one_message(self, message)
+
+    monkeypatch.setattr(SessionTaint, "_one", counted)
+    with make_hermes(tmp_path) as one, make_hermes(tmp_path) as two:
+        first, second = one.session("s1"), two.session("s1")
+        messages: list[dict[str, Any]] = []
+        for turn in range(12):
+            messages += [
+                {"role": "user", "content": f"turn {turn}"},
+                *fetched(f"result {turn}", "read_file", f"c{turn}"),
+            ]
+            (first if turn % 2 == 0 else second).prepare(messages)
+    # 36 messages, each indexed once by each of the two hosts however often they reload
+    assert len(indexed) <= 2 * 36, len(indexed)
