@@ -21,11 +21,12 @@ __all__ = ["added_texts", "file_changes"]
 
 _TOKEN: Final = re.compile(r"\S+")
 #: the longest middle (in tokens) compared word by word; a longer one is judged whole
-MAX_DIFF: Final = 20_000
+MAX_DIFF: Final = 5_000
 
 
-def added_texts(old: str, new: str) -> list[str]:
-    """The pieces of ``new`` that ``old`` does not have, each with K-1 words of context."""
+def added_texts(old: str, new: str) -> list[tuple[str, str]]:
+    """The pieces of ``new`` that ``old`` does not have: each as (the added words, the same
+    framed by K-1 words of ``new`` on either side)."""
     a, b = _TOKEN.findall(old), _TOKEN.findall(new)
     head = 0
     while head < min(len(a), len(b)) and a[head] == b[head]:
@@ -49,14 +50,15 @@ def added_texts(old: str, new: str) -> list[str]:
     for start, end in spans:
         left = units(" ".join(b[max(start - K, 0) : start]))[-(K - 1) :] if start else []
         right = units(" ".join(b[end : end + K]))[: K - 1]
-        pieces.append(" ".join([*left, *b[start:end], *right]))
+        added = " ".join(b[start:end])
+        pieces.append((added, " ".join([*left, added, *right])))
     return pieces
 
 
-def file_changes(writes: Iterable[tuple[Path, str]]) -> list[str]:
+def file_changes(writes: Iterable[tuple[Path, str]]) -> list[tuple[str, str]]:
     """:func:`added_texts` of each (file, new text): a file that cannot be read counts as
     empty, so all of its new text is judged."""
-    pieces: list[str] = []
+    pieces: list[tuple[str, str]] = []
     for path, new in writes:
         try:
             old = path.read_text(encoding="utf-8") if path.is_file() else ""

@@ -72,12 +72,15 @@ def assess(
     if context is None:
         source = "operator" if origin == "cli" else "unknown"
         return Assessment(Provenance(source, written_at=now, policy=policy), False, "land")
-    files = list(files)
-    if files:
-        texts = file_changes(files)
-    texts = list(texts)
-    before = remember(context.index, target, texts) if target else ""
-    verdict = judge(texts, context.index, before=before)
+    changes = file_changes(files)
+    new = [added for added, _ in changes] if changes else list(texts)
+    before = remember(context.index, target, new) if target else ""
+    if changes:  # judged in the file, and after what this session wrote there before
+        verdict = judge([framed for _, framed in changes], context.index)
+        if before and not verdict.tainted:
+            verdict = judge(new, context.index, before=before)
+    else:
+        verdict = judge(new, context.index, before=before)
     if verdict.tainted:
         source = verdict.sources[0].kind if verdict.sources else "unknown"
     else:

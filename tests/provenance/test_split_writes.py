@@ -58,7 +58,7 @@ def test_five_word_skill_patches_are_held(tmp_path: Path) -> None:
                 new_string=piece + "\nEND",
             )
     text = (tmp_path / "skills" / "billing" / "SKILL.md").read_text()
-    assert "office in Lisbon" not in text
+    assert chunks(NEUTRAL, 5)[0] in text and not any(c in text for c in chunks(NEUTRAL, 5)[1:])
 
 
 def test_patches_in_reverse_order_are_judged_with_the_file_around_them(tmp_path: Path) -> None:
@@ -109,9 +109,10 @@ def test_edit_after_viewing_the_skill_is_judged_on_what_it_adds(tmp_path: Path) 
 def test_added_texts_are_the_new_words_with_their_neighbours() -> None:
     old = "one two three four five six seven eight nine ten"
     new = "one two three four five NEW WORDS six seven eight nine ten"
-    assert added_texts(old, new) == ["two three four five NEW WORDS six seven eight nine"]
+    framed = "two three four five NEW WORDS six seven eight nine"
+    assert added_texts(old, new) == [("NEW WORDS", framed)]
     assert added_texts(old, old) == []
-    assert added_texts("", "fresh file") == ["fresh file"]
+    assert added_texts("", "fresh file") == [("fresh file", "fresh file")]
 
 
 def test_judge_counts_a_run_that_starts_in_what_came_before() -> None:
