@@ -112,9 +112,11 @@ def unescape_json(text: str) -> str:
 
 
 def _is_decorator(text: str, start: int, end: int) -> bool:
-    """``@name`` alone at the start of a line, or called: a decorator in code."""
+    """``@name`` first on its line and then the line's end, a call or a dotted name: a
+    decorator in code (``@dataclass``, ``@pytest.fixture(...)``)."""
     line_start = text.rfind("\n", 0, start) + 1
-    return not text[line_start:start].strip() and text[end : end + 1] in ("", "\n", "(", "\r")
+    follows = text[end : end + 1]
+    return not text[line_start:start].strip() and follows in ("", "\n", "\r", "(", ".")
 
 
 def _domains(host: str, expand: bool) -> list[str]:

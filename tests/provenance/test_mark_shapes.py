@@ -69,7 +69,8 @@ def test_dotted_names_in_code_are_not_hosts() -> None:
 
 
 def test_a_decorator_is_not_a_handle() -> None:
-    assert not any(m.startswith("handle:") for m in marks_of("@dataclass\nclass A:\n    pass"))
+    code = "@dataclass\nclass A:\n    pass\n\n@pytest.fixture(scope='module')\ndef f(): ..."
+    assert not any(m.startswith("handle:") for m in marks_of(code))
     assert "handle:@attacker" in marks_of("ping @attacker today")
 
 
