@@ -46,6 +46,15 @@ class SessionTaint:
     ) -> None:
         """Index each message; a stored row (its ``seqs`` entry not None) that was indexed
         before, with the same text, is skipped (a reload reads the whole session back)."""
+        for message in self.unseen(messages, seqs):
+            self.indexed += 1
+            self._one(message)
+
+    def unseen(
+        self, messages: Sequence[Mapping[str, Any]], seqs: Sequence[int | None]
+    ) -> list[Mapping[str, Any]]:
+        """The messages not indexed yet (and noted as indexed now)."""
+        fresh = []
         for position, message in enumerate(messages):
             if not isinstance(message, Mapping):
                 continue
@@ -55,8 +64,8 @@ class SessionTaint:
                 if key in self._seen:
                     continue
                 self._seen.add(key)
-            self.indexed += 1
-            self._one(message)
+            fresh.append(message)
+        return fresh
 
     def _one(self, message: Mapping[str, Any]) -> None:
         role = message.get("role")
@@ -121,7 +130,7 @@ class WatchedView(ActiveView):
         """``view`` watched from now on (what it holds already is indexed)."""
         watched = cls(taint)
         watched.__dict__.update({k: v for k, v in vars(view).items() if k != "taint"})
-        taint.absorb(watched.sent, watched.seqs)
+        taint.absorb(taint.unseen(watched.sent, watched.seqs))  # a reload: only rows not seen
         return watched
 
     def extend(
@@ -131,12 +140,11 @@ class WatchedView(ActiveView):
         given: Sequence[Mapping[str, Any]] | None = None,
     ) -> None:
         super().extend(forms, seqs, given)
-        self.taint.absorb(forms, seqs)
+        self.taint.absorb(self.taint.unseen(forms, seqs))
 
     def replace(self, forms: Sequence[Message], seqs: Sequence[int | None]) -> None:
         known = {id(m) for m in self.sent}
         fresh = [i for i, m in enumerate(forms) if id(m) not in known]
         super().replace(forms, seqs)
-        self.taint.absorb(
-            [forms[i] for i in fresh], [seqs[i] if i < len(seqs) else None for i in fresh]
-        )
+        fresh_seqs = [seqs[i] if i < len(seqs) else None for i in fresh]
+        self.taint.absorb(self.taint.unseen([forms[i] for i in fresh], fresh_seqs))
