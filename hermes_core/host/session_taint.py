@@ -1,8 +1,9 @@
 """A session's taint index: what of the view the model read came from untrusted text.
 
 Why here, next to the view: the view is everything the model can copy from. Each message is
-indexed once, when it enters the view (taken in, read back on resume or reload, restored by an
-undo, rewritten by a compaction), so judging a write costs O(its length). Tool results (by tool
+indexed once, when it enters the view (taken in, read back on resume, restored by an undo,
+rewritten by a compaction; a reload after another host wrote indexes only the rows it had not
+seen), so judging a write costs O(its length). Tool results (by tool
 name; ``session_search`` and ``session_recall`` results are ``recalled``), the attachment and
 recalled memory appended to a user message, and compaction summaries are untrusted; the
 user's own words are trusted; the assistant's words are the model's own and count as neither.
@@ -15,7 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from hermes_core.compression.assemble import END_MARKER, SUMMARY_KEY, SUMMARY_PREFIX
+from hermes_core.compression.assemble import END_MARKER, MERGED_KEY, SUMMARY_KEY, SUMMARY_PREFIX
 from hermes_core.host.view import ActiveView
 from hermes_core.provenance import TaintIndex
 from hermes_core.transcript.appended import split_appended
@@ -27,6 +28,8 @@ Message = dict[str, Any]
 #: tools whose results are stored conversation text: ``recalled``, not a fresh tool result
 RECALL_TOOLS: Final = frozenset({"session_search", "session_recall"})
 _FENCE: Final = re.compile(r"<memory-context>.*?(?:</memory-context>|\Z)", re.DOTALL)
+#: the archived rows a summary names, right after its end marker
+_REF: Final = re.compile(r"\A\s*\[ref [^\]]{1,64}\]")
 
 
 class SessionTaint:
@@ -35,22 +38,55 @@ class SessionTaint:
     def __init__(self, index: TaintIndex | None = None) -> None:
         self.index = index if index is not None else TaintIndex()
         self._tool_names: dict[str, str] = {}
+        self._seen: set[int] = set()  # stored rows indexed already: (seq, role, text) hashed
+        self.indexed = 0  # messages indexed so far (a reload must not index them again)
 
-    def absorb(self, messages: Sequence[Mapping[str, Any]]) -> None:
-        for message in messages:
-            if isinstance(message, Mapping):
-                self._one(message)
+    def absorb(
+        self, messages: Sequence[Mapping[str, Any]], seqs: Sequence[int | None] = ()
+    ) -> None:
+        """Index each message; a stored row (its ``seqs`` entry not None) that was indexed
+        before, with the same text, is skipped (a reload reads the whole session back)."""
+        for message in self.unseen(messages, seqs):
+            self.indexed += 1
+            self._one(message)
+
+    def unseen(
+        self, messages: Sequence[Mapping[str, Any]], seqs: Sequence[int | None]
+    ) -> list[Mapping[str, Any]]:
+        """The messages not indexed yet (and noted as indexed now)."""
+        fresh = []
+        for position, message in enumerate(messages):
+            if not isinstance(message, Mapping):
+                continue
+            seq = seqs[position] if position < len(seqs) else None
+            if seq is not None:
+                key = hash((seq, message.get("role"), message_text(message)))
+                if key in self._seen:
+                    continue
+                self._seen.add(key)
+            fresh.append(message)
+        return fresh
 
     def _one(self, message: Mapping[str, Any]) -> None:
         role = message.get("role")
         text = message_text(message)
-        if message.get(SUMMARY_KEY) or SUMMARY_PREFIX in text:
+        if _starts_with_summary(message, text):
+            # the summary ends at its first end marker (wrap_summary defuses copies inside
+            # the body); only what the compressor merged it into, after the marker, is judged
+            # by its role. A marker anywhere else is just text of whoever wrote it.
+            if role == "user":
+                own, appended = split_appended(message)
+                summary, marker, rest = own.partition(END_MARKER)
+                self.index.add_untrusted(summary, "summary")
+                self._appended(appended)
+                if marker:
+                    self.index.add_trusted(_REF.sub("", rest, count=1))
+                return
             summary, marker, rest = text.partition(END_MARKER)
-            self.index.add_untrusted(summary if marker else text, "summary")
+            self.index.add_untrusted(summary, "summary")
             if not marker or not rest.strip():
                 return
             message = {**message, "content": rest}  # the message the summary was merged into
-            message.pop(SUMMARY_KEY, None)
             text = rest
         if role == "assistant":
             self._tool_names.update(tool_name_for_results([message]))
@@ -64,9 +100,22 @@ class SessionTaint:
         elif role == "user":
             own, appended = split_appended(message)
             self.index.add_trusted(own)
-            recalled = "\n".join(_FENCE.findall(appended))
-            self.index.add_untrusted(recalled, "recalled")
-            self.index.add_untrusted(_FENCE.sub("", appended).strip(), "attachment")
+            self._appended(appended)
+
+    def _appended(self, appended: str) -> None:
+        """What the session appended to a user message: recalled memory, the attachment."""
+        recalled = "\n".join(_FENCE.findall(appended))
+        self.index.add_untrusted(recalled, "recalled")
+        self.index.add_untrusted(_FENCE.sub("", appended).strip(), "attachment")
+
+
+def _starts_with_summary(message: Mapping[str, Any], text: str) -> bool:
+    """A compaction summary, known by structure: the compressor's keys, or (after a round
+    trip that dropped them) a user or assistant message whose text starts with the header.
+    Nobody but the user or the compressor can put text at the start of such a message."""
+    if message.get(SUMMARY_KEY) or message.get(MERGED_KEY):
+        return True
+    return message.get("role") in ("user", "assistant") and text.startswith(SUMMARY_PREFIX)
 
 
 class WatchedView(ActiveView):
@@ -81,7 +130,7 @@ class WatchedView(ActiveView):
         """``view`` watched from now on (what it holds already is indexed)."""
         watched = cls(taint)
         watched.__dict__.update({k: v for k, v in vars(view).items() if k != "taint"})
-        taint.absorb(watched.sent)
+        taint.absorb(taint.unseen(watched.sent, watched.seqs))  # a reload: only rows not seen
         return watched
 
     def extend(
@@ -91,10 +140,11 @@ class WatchedView(ActiveView):
         given: Sequence[Mapping[str, Any]] | None = None,
     ) -> None:
         super().extend(forms, seqs, given)
-        self.taint.absorb(forms)
+        self.taint.absorb(self.taint.unseen(forms, seqs))
 
     def replace(self, forms: Sequence[Message], seqs: Sequence[int | None]) -> None:
         known = {id(m) for m in self.sent}
-        fresh = [m for m in forms if id(m) not in known]
+        fresh = [i for i, m in enumerate(forms) if id(m) not in known]
         super().replace(forms, seqs)
-        self.taint.absorb(fresh)
+        fresh_seqs = [seqs[i] if i < len(seqs) else None for i in fresh]
+        self.taint.absorb(self.taint.unseen([forms[i] for i in fresh], fresh_seqs))

@@ -151,7 +151,11 @@ class MemoryWriter:
                 "saved. Go on without saving.",
             }
         judged = assess(
-            _texts(request), origin=origin, policy=self.untrusted, now=self.pending.clock()
+            _texts(request),
+            origin=origin,
+            policy=self.untrusted,
+            now=self.pending.clock(),
+            target=f"memory:{request.target}",
         )
         provenance = judged.provenance
         if judged.action == "refuse":

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
+from hermes_core.provenance.added import file_changes
 from hermes_core.provenance.context import current
 from hermes_core.provenance.record import POLICIES, Provenance
-from hermes_core.provenance.taint import judge
+from hermes_core.provenance.taint import judge, remember
 
 __all__ = ["Action", "Assessment", "assess", "decide", "refusal_text"]
 
@@ -49,16 +51,37 @@ class Assessment:
     action: Action
 
 
-def assess(texts: Iterable[str], *, origin: str, policy: str, now: float) -> Assessment:
+def assess(
+    texts: Iterable[str],
+    *,
+    origin: str,
+    policy: str,
+    now: float,
+    target: str | None = None,
+    files: Iterable[tuple[Path, str]] = (),
+) -> Assessment:
     """Judge the new ``texts`` of one write against the current session's index. Without a
     session context the source is ``operator`` (``origin`` cli) or ``unknown`` and the write
     is not held (the policy is about what a model read). A background review's write
-    (``source`` review) that no checked user quote backs is staged under every policy."""
+    (``source`` review) that no checked user quote backs is staged under every policy.
+
+    ``target`` (``memory:MEMORY.md``, ``skill:NAME``): the write is judged together with the
+    last words this session wrote there, so a payload split over short writes is seen whole.
+    ``files`` (path, new text): judge what the write adds to each file, with its neighbours,
+    instead of ``texts`` (a file's own words read back are not new words)."""
     context = current()
     if context is None:
         source = "operator" if origin == "cli" else "unknown"
         return Assessment(Provenance(source, written_at=now, policy=policy), False, "land")
-    verdict = judge(texts, context.index)
+    changes = file_changes(files)
+    new = [added for added, _ in changes] if changes else list(texts)
+    before = remember(context.index, target, new) if target else ""
+    if changes:  # judged in the file, and after what this session wrote there before
+        verdict = judge([framed for _, framed in changes], context.index)
+        if before and not verdict.tainted:
+            verdict = judge(new, context.index, before=before)
+    else:
+        verdict = judge(new, context.index, before=before)
     review = context.source == "review"
     if review:
         source = "review"  # who wrote it; where its words came from is in ``sources``

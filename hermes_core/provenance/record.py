@@ -2,8 +2,9 @@
 
 Why a record of its own: a staged write, the audit trail and ``pending`` all show the same
 facts (which untrusted sources the content overlaps, what the policy decided), and a record
-read back from disk may have been edited, so it is validated like any other input. It is
-shown, never trusted: approval judges the write again, whatever the record claims.
+read back from disk may have been edited, so it is validated like any other input (and one
+is made within the limits it is read back with). It is shown, never trusted: nothing is
+decided from what a stored record claims.
 """
 
 from __future__ import annotations
@@ -56,6 +57,11 @@ class Found:
     tool: str | None = None
     overlap: float = 0.0
 
+    def __post_init__(self) -> None:
+        # a tool's name is whatever the host called it: kept short enough to be read back
+        if self.tool is not None and len(self.tool) > _MAX_ID:
+            object.__setattr__(self, "tool", self.tool[:_MAX_ID])
+
     def label(self) -> str:
         return f"{self.kind}:{self.tool}" if self.tool else self.kind
 
@@ -73,6 +79,17 @@ class Provenance:
     decided: str | None = None
     policy: str | None = None
     note: str | None = None  # the review: which user message backs it, or why none does
+
+    def __post_init__(self) -> None:
+        # made short enough at creation that the record can always be read back
+        for key in ("session_id", "user_id"):
+            value = getattr(self, key)
+            if value is not None and len(value) > _MAX_ID:
+                object.__setattr__(self, key, value[:_MAX_ID])
+        if len(self.sources) > MAX_SOURCES:
+            object.__setattr__(self, "sources", self.sources[:MAX_SOURCES])
+        while self.sources and len(json.dumps(self.to_json())) > MAX_JSON_CHARS:
+            object.__setattr__(self, "sources", self.sources[:-1])  # the lightest goes first
 
     def label(self) -> str:
         """Short text for ``pending``: ``tool:web_fetch``, ``attachment``, ``user``..."""

@@ -216,7 +216,12 @@ class SkillLibrary(SkillViews, SkillShortcuts):
         if isinstance(change, dict):
             return change
         judged = assess(
-            request_texts(request), origin=origin, policy=self.untrusted, now=time.time()
+            request_texts(request),
+            origin=origin,
+            policy=self.untrusted,
+            now=time.time(),
+            target=f"skill:{request.name}",
+            files=change.writes,
         )
         if refusal := self._screen(change.texts):
             self._audit(
