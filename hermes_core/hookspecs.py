@@ -297,6 +297,11 @@ def memory_handle_tool(session: SessionInfo, name: str, arguments: Mapping[str, 
 def memory_system_block(session: SessionInfo) -> str | None:
     """Static text for the system prompt, fixed for the whole session.
 
+    A plugin that is not built in may hold what it derived from turns it was sent (tool
+    results included), which no person approved: its block is threat-scanned like recalled
+    text (an item that matches is withheld, a ``recall_blocked`` event) and fenced in a
+    ``<memory-context>`` block marked as background data, never instructions.
+
     Policy: ``collect``; one that raises contributes nothing.
     """
 

@@ -7,6 +7,7 @@ keeps the manager about policy (what is bounded, skipped, scanned, mirrored).
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -97,3 +98,22 @@ def tool_name(schema: Any) -> str | None:
     function = schema.get("function")
     name = function.get("name") if isinstance(function, Mapping) else None
     return name if isinstance(name, str) and name else None
+
+
+def landed_writes(args: Mapping[str, Any], answer: str) -> list[tuple[str, str, str]]:
+    """(action, target, text) of each operation of a ``memory`` tool call whose answer says it
+    landed: a staged or refused write is no news for the providers."""
+    try:
+        result = json.loads(answer)
+    except ValueError:
+        return []
+    if not (isinstance(result, dict) and result.get("success")) or result.get("staged"):
+        return []
+    target = str(args.get("target", ""))
+    ops = args.get("operations")
+    found = []
+    for op in ops if isinstance(ops, list) else [args]:
+        if isinstance(op, Mapping) and op.get("action") in ("add", "replace", "remove"):
+            text = op.get("content") if op.get("action") != "remove" else op.get("old_text")
+            found.append((str(op["action"]), target, str(text or "")))
+    return found

@@ -24,11 +24,12 @@ from hermes_core.memory.calls import (
     MemoryEvent,
     ShutdownReport,
     StuckCalls,
+    landed_writes,
     redacted,
     redacted_messages,
     tool_name,
 )
-from hermes_core.memory.recall import Recall, screen_recall, wrap_recall
+from hermes_core.memory.recall import Recall, screen_recall, wrap_provider_block, wrap_recall
 from hermes_core.redact import redact
 from hermes_core.types import Finding, SessionInfo, Turn
 
@@ -72,11 +73,8 @@ class MemoryManager:
         """``include`` decides which plugins take part (a session with ``skip_memory`` leaves
         the external provider out); ``stuck`` is shared by a host's managers."""
         self.plugins = host.plugins
-        self.timeout = (
-            prefetch_timeout
-            if prefetch_timeout is not None
-            else host.settings.memory.prefetch_timeout
-        )
+        default = host.settings.memory.prefetch_timeout
+        self.timeout = prefetch_timeout if prefetch_timeout is not None else default
         self.tool_timeout = tool_timeout
         self.on_event = on_event
         self.events: deque[MemoryEvent] = deque(maxlen=1000)  # the newest, for hosts and tests
@@ -306,25 +304,28 @@ class MemoryManager:
 
     def _mirror(self, args: Mapping[str, Any], answer: str, session: SessionInfo) -> None:
         """Tell the providers about a built-in memory write that landed (not a staged one)."""
-        try:
-            result = json.loads(answer)
-        except ValueError:
-            return
-        if not (isinstance(result, dict) and result.get("success")) or result.get("staged"):
-            return
-        target = str(args.get("target", ""))
-        ops = args.get("operations")
-        for op in ops if isinstance(ops, list) else [args]:
-            if isinstance(op, Mapping) and op.get("action") in ("add", "replace", "remove"):
-                text = op.get("content") if op.get("action") != "remove" else op.get("old_text")
-                self.on_write(str(op["action"]), target, str(text or ""), session)
+        for action, target, text in landed_writes(args, answer):
+            self.on_write(action, target, text, session)
 
     # --- lifecycle ----------------------------------------------------------------------------
 
     def system_blocks(self, session: SessionInfo) -> str:
         """Static text for the system prompt (the frozen file-memory snapshot and the like)."""
-        blocks = self._each("memory_system_block", self.lifecycle_timeout, session=session)
-        return "\n\n".join(b for b in blocks if isinstance(b, str) and b.strip())
+        blocks = []
+        for plugin in self._implementations("memory_system_block"):
+            ok, block = self._call(
+                plugin, "memory_system_block", self.lifecycle_timeout, session=session
+            )
+            if not ok or not isinstance(block, str) or not block.strip():
+                continue
+            if self._bounded(plugin):  # not ours: screened and fenced like recalled text
+                recall = screen_recall(plugin, block, self._scan)
+                for excerpt, ids in recall.withheld:
+                    self._emit("recall_blocked", provider=plugin, patterns=ids, excerpt=excerpt)
+                block = wrap_provider_block(recall)
+            if block:
+                blocks.append(block)
+        return "\n\n".join(blocks)
 
     def session_start(self, session: SessionInfo) -> None:
         self._each("memory_session_start", self.lifecycle_timeout, session=session)
