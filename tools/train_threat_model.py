@@ -67,6 +67,7 @@ TRAINING = (
     "train_d.jsonl",
     "train_e.jsonl",
     "train_f.jsonl",
+    "train_g.jsonl",
 )
 EPOCHS = 10
 RATE = 0.5
