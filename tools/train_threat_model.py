@@ -68,6 +68,8 @@ TRAINING = (
     "train_e.jsonl",
     "train_f.jsonl",
     "train_g.jsonl",
+    "train_h.jsonl",
+    "train_i.jsonl",
 )
 EPOCHS = 10
 RATE = 0.5

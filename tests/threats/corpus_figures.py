@@ -35,6 +35,8 @@ CORPORA = {
     "train_e": "train_e.jsonl",
     "train_f": "train_f.jsonl",
     "train_g": "train_g.jsonl",
+    "train_h": "train_h.jsonl",
+    "train_i": "train_i.jsonl",
     "sealed_a": "sealed_a.jsonl",
     "sealed_b": "sealed_b.jsonl",
     "sealed_c": "sealed_c.jsonl",
