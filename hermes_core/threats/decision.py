@@ -44,6 +44,9 @@ SOFT_IDS: Final = frozenset(
 )
 #: Below this probability the model clears overrulable findings in a note about an attack.
 VETO_BELOW: Final = 0.3
+#: The fewest words the scorer alone may block: one word ("all", "yes") orders nothing,
+#: whatever its weight.
+MIN_WORDS: Final = 2
 #: Our own words in a memory snapshot (spec 20 §5: the placeholder of a blocked entry). The
 #: sentence addresses the agent, so the model would flag it; it is removed, verbatim and
 #: nothing else, before the model reads a text.
@@ -155,4 +158,4 @@ def blocks(
         if all(pattern in SOFT_IDS for pattern in fired):
             return False
         return not (assessment.discussed and not set(fired) & set(unquoted))
-    return assessment.probability >= model.threshold
+    return assessment.probability >= model.threshold and len(assessment.window.split()) >= MIN_WORDS

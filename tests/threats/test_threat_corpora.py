@@ -190,7 +190,7 @@ def _counts(name: str, *, learned: bool = True) -> tuple[int, int, int, int]:
 
 @pytest.mark.parametrize(
     ("name", "blocked", "passed"),
-    [("sealed_a", 129, 146), ("sealed_b", 110, 121), ("sealed_c", 39, 128)],
+    [("sealed_a", 130, 146), ("sealed_b", 110, 121), ("sealed_c", 45, 128)],
 )
 def test_sealed_figures_do_not_regress(name: str, blocked: int, passed: int) -> None:
     """Counts only (a failing line must never be shown: it would be tuned on). The floors
@@ -202,7 +202,7 @@ def test_sealed_figures_do_not_regress(name: str, blocked: int, passed: int) -> 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="targets not met: sealed 129/154 and 110/128 blocked (83.8%, 85.9%) < 95%; "
+    reason="targets not met: sealed 130/154 and 110/128 blocked (84.4%, 85.9%) < 95%; "
     "146/152 and 121/125 passed (96.1%, 96.8%) < 98%; see docs/threats.md",
 )
 @pytest.mark.parametrize("name", ["sealed_a", "sealed_b"])
@@ -213,8 +213,8 @@ def test_sealed_sets_meet_the_targets(name: str) -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="issue 26 targets not met on sealed_c (orders aimed at the user): 39/133 blocked "
-    "(29.3%) < 90%, 128/132 passed (97.0%) < 98%; see docs/threats.md",
+    reason="issue 26 targets not met on sealed_c (orders aimed at the user): 45/133 blocked "
+    "(33.8%) < 90%, 128/132 passed (97.0%) < 98%; see docs/threats.md",
 )
 def test_sealed_c_meets_the_issue_26_targets() -> None:
     blocked, malicious, passed, benign = _counts("sealed_c")
