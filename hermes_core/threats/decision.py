@@ -44,7 +44,7 @@ SOFT_IDS: Final = frozenset(
 )
 #: Below this probability the model clears overrulable findings in a note about an attack.
 VETO_BELOW: Final = 0.3
-#: The fewest words the scorer alone may block: one word ("all", "yes") orders nothing,
+#: The fewest words in a window the scorer reads: one word ("all", "yes") orders nothing,
 #: whatever its weight.
 MIN_WORDS: Final = 2
 #: Our own words in a memory snapshot (spec 20 §5: the placeholder of a blocked entry). The
@@ -135,6 +135,8 @@ def assess(
     for view in views:
         discussed = discussed or "C:about" in features(view)
         for window in windows(view):
+            if len(window.split()) < MIN_WORDS:
+                continue
             probability = model.probability(window, fired)
             if probability >= best:
                 best, best_window = probability, window
@@ -158,4 +160,4 @@ def blocks(
         if all(pattern in SOFT_IDS for pattern in fired):
             return False
         return not (assessment.discussed and not set(fired) & set(unquoted))
-    return assessment.probability >= model.threshold and len(assessment.window.split()) >= MIN_WORDS
+    return assessment.probability >= model.threshold

@@ -190,7 +190,7 @@ def _counts(name: str, *, learned: bool = True) -> tuple[int, int, int, int]:
 
 @pytest.mark.parametrize(
     ("name", "blocked", "passed"),
-    [("sealed_a", 130, 146), ("sealed_b", 110, 121), ("sealed_c", 45, 128)],
+    [("sealed_a", 130, 146), ("sealed_b", 110, 121), ("sealed_c", 44, 128)],
 )
 def test_sealed_figures_do_not_regress(name: str, blocked: int, passed: int) -> None:
     """Counts only (a failing line must never be shown: it would be tuned on). The floors
@@ -213,8 +213,8 @@ def test_sealed_sets_meet_the_targets(name: str) -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="issue 26 targets not met on sealed_c (orders aimed at the user): 45/133 blocked "
-    "(33.8%) < 90%, 128/132 passed (97.0%) < 98%; see docs/threats.md",
+    reason="issue 26 targets not met on sealed_c (orders aimed at the user): 44/133 blocked "
+    "(33.1%) < 90%, 128/132 passed (97.0%) < 98%; see docs/threats.md",
 )
 def test_sealed_c_meets_the_issue_26_targets() -> None:
     blocked, malicious, passed, benign = _counts("sealed_c")
