@@ -67,6 +67,9 @@ TRAINING = (
     "train_d.jsonl",
     "train_e.jsonl",
     "train_f.jsonl",
+    "train_g.jsonl",
+    "train_h.jsonl",
+    "train_i.jsonl",
 )
 EPOCHS = 10
 RATE = 0.5

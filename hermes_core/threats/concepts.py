@@ -149,6 +149,30 @@ _CLASSES: Final[dict[str, str]] = {
         "ki asistente assistente modèle modelo modello ассистент модель ии yapay asystent "
         "助手 模型 アシスタント モデル 어시스턴트 모델"
     ),
+    "money": (
+        "iban* bic swift payment* payout* invoice* remittance beneficiar* payee* bank "
+        "banking wire transfer* refund* reimburs* konto* überweis* rechnung* zahlung* "
+        "compte* virement* paiement* rembours* factur* cuenta* pago* transferencia* reembols* "
+        "btc eth bitcoin usdt metamask crypto card sort 账户 帐户 付款 转账 汇款 收款 支付"
+    ),
+    "contact": (
+        "call* phone* hotline* helpdesk help-desk whatsapp telegram dial* support anydesk "
+        "teamviewer chat llame llamar appel* anruf* 拨打 电话 客服"
+    ),
+    "ask": "ask ask* request* collect* pídele pide pedir demande* frag* 询问 索要 提供",
+    "code": (
+        "pin pins otp otps tan 2fa mfa code codes one-time verification recovery mnemonic "
+        "12-word 24-word backup login logins username 验证码 口令"
+    ),
+    "settled": (
+        "agreed understood accepted practice convention customary preferred ideal best "
+        "expected considered standard decided retired whitelisted cleared selbstverständlich "
+        "entendu appreciate historically"
+    ),
+    "change": (
+        "new newer changed change* update* replac* substitut* switch* moved merged "
+        "consolidated instead rather outdated désormais nouveau neue* nuevo nueva"
+    ),
 }
 
 

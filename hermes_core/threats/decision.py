@@ -44,6 +44,9 @@ SOFT_IDS: Final = frozenset(
 )
 #: Below this probability the model clears overrulable findings in a note about an attack.
 VETO_BELOW: Final = 0.3
+#: The fewest words in a window the scorer reads: one word ("all", "yes") orders nothing,
+#: whatever its weight.
+MIN_WORDS: Final = 2
 #: Our own words in a memory snapshot (spec 20 §5: the placeholder of a blocked entry). The
 #: sentence addresses the agent, so the model would flag it; it is removed, verbatim and
 #: nothing else, before the model reads a text.
@@ -132,6 +135,8 @@ def assess(
     for view in views:
         discussed = discussed or "C:about" in features(view)
         for window in windows(view):
+            if len(window.split()) < MIN_WORDS:
+                continue
             probability = model.probability(window, fired)
             if probability >= best:
                 best, best_window = probability, window
