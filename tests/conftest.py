@@ -7,8 +7,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 pytest_plugins = ["hermes_core.testing"]
+
+# Property tests assert what happened, never how fast: no per-example deadline and no "too
+# slow" health check, which fail on a busy machine without any behaviour having changed.
+settings.register_profile("hermes", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("hermes")
 
 DATA = Path(__file__).parent / "data"
 
