@@ -22,7 +22,7 @@ from typing import Any, Final
 
 from hermes_core.config.settings import ReferencesSettings
 from hermes_core.references.addresses import IPAddress, Resolver, checked_addresses
-from hermes_core.references.html_text import html_to_text, looks_like_html
+from hermes_core.references.html_text import TooMuchWork, html_to_text, looks_like_html
 from hermes_core.references.refusal import Refused
 
 __all__ = ["MAX_REDIRECTS", "Fetched", "fetch_url"]
@@ -136,7 +136,13 @@ def _decode(data: bytes, response: Any, media: str) -> str:
     except LookupError:
         text = data.decode("utf-8", "replace")
     if media in _HTML_TYPES or (not media and looks_like_html(text)):
-        return html_to_text(text)
+        try:
+            return html_to_text(text)
+        except TooMuchWork as exc:
+            raise Refused(
+                f"the page was not attached: {exc}; open it in a browser and paste the part "
+                "you need"
+            ) from exc
     return text
 
 
