@@ -115,7 +115,7 @@ def _without_pseudo(text: str) -> str | None:
             end = _closing(text, end)
         if name in _KEPT and colons == ":":
             kept.append(text[position:end])
-        elif colons == "::" and name not in _AS_ELEMENT or name in ("before", "after"):
+        elif (colons == "::" and name not in _AS_ELEMENT) or name in ("before", "after"):
             return None
         else:
             kept.append(text[position : found.start()])

@@ -155,15 +155,16 @@ def looks_like_html(text: str) -> bool:
     return head.startswith(("<!doctype html", "<html", "<head", "<body"))
 
 
-def html_to_text(page: str) -> str:
+def html_to_text(page: str, budget: WorkBudget | None = None) -> str:
     """The visible text of ``page``, with its title (if any) as the first line. Comments
     (conditional ones too) and hidden elements give no text.
 
     Raises :class:`TooMuchWork` when reading the page would take more work than its budget
     (:mod:`hermes_core.references.html_work`). The page is fed in chunks, and the text the
     standard parser keeps back to scan again is paid for each time. Whatever is left
-    unfinished at the end (an unclosed comment or tag) gives no text."""
-    budget = WorkBudget.for_page(page)
+    unfinished at the end (an unclosed comment or tag) gives no text. ``budget`` defaults to
+    :meth:`WorkBudget.for_page`; after the call it tells how much work the page took."""
+    budget = budget or WorkBudget.for_page(page)
     budget.spend(len(page))
     # a browser also ends a comment at "--!>"; the standard parser only at "-->"
     page = page.replace("--!>", "-->")
