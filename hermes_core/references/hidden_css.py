@@ -16,7 +16,9 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["hides", "normalise"]
+from hermes_core.references.css_colour import PAGE, Colour, colour_in, invisible, parse_colour
+
+__all__ = ["background_of", "declarations", "hides", "normalise"]
 
 _ESCAPE: Final = re.compile(r"\\(?:([0-9a-fA-F]{1,6})[ \t\r\n\f]?|(.))", re.S)
 _NUMBER: Final = re.compile(r"([+-]?(?:\d{1,9}(?:\.\d{0,9})?|\.\d{1,9}))([a-z%]{0,4})")
@@ -36,7 +38,6 @@ _BOXES: Final = frozenset(
     {"height", "width", "max-height", "max-width", "block-size", "inline-size",
      "max-block-size", "max-inline-size"}
 )  # fmt: skip
-_NAMED: Final = {"white": "#ffffff", "black": "#000000", "red": "#ff0000", "blue": "#0000ff"}
 
 
 def _unescape(match: re.Match[str]) -> str:
@@ -64,7 +65,7 @@ def normalise(css: str) -> str:
     return _ESCAPE.sub(_unescape, _uncommented(css[:100_000])).lower()
 
 
-def _declarations(style: str) -> dict[str, str]:
+def declarations(style: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for part in normalise(style).split(";")[:200]:
         name, colon, value = part.partition(":")
@@ -151,23 +152,19 @@ def _far(number: float, unit: str) -> bool:
     return number <= -50 or number >= 500  # em, rem, ...
 
 
-def _colour(value: str) -> str:
-    value = _NAMED.get(value, value)
-    if re.fullmatch(r"#[0-9a-f]{3}", value):
-        return "#" + "".join(c * 2 for c in value[1:])
-    rgb = re.fullmatch(r"rgba?\(\s*(\d{1,3})[\s,]+(\d{1,3})[\s,]+(\d{1,3})\s*\)", value)
-    if rgb:
-        return "#" + "".join(f"{min(int(c), 255):02x}" for c in rgb.groups())
-    return value
+def background_of(found: dict[str, str], behind: Colour | None) -> Colour | None:
+    """What text of an element with declarations ``found`` is painted on: its own opaque
+    background colour, else what is ``behind`` it; None (unknown) over an image."""
+    value = found.get("background-color") or found.get("background") or ""
+    if "url(" in value or "gradient(" in value or "url(" in found.get("background-image", ""):
+        return None  # text over an image is not judged
+    own = colour_in(value)
+    return own if own is not None and own[3] > 0.5 else behind
 
 
-_ZERO_ALPHA: Final = re.compile(
-    r"^(?:transparent|#[0-9a-f]{6}00|#[0-9a-f]{3}0"
-    r"|(?:rgba?|hsla?)\([^)]{0,60}[,/]\s{0,3}(?:0{1,6}(?:\.0{0,6})?|\.0{1,6})%?\s{0,3}\))"
-)
-
-
-def _hides(name: str, value: str, found: dict[str, str], overflow_hidden: bool) -> bool:
+def _hides(
+    name: str, value: str, found: dict[str, str], overflow_hidden: bool, behind: Colour | None
+) -> bool:
     numbers = _numbers(value)
     if name == "display":
         return value == "none"
@@ -183,10 +180,11 @@ def _hides(name: str, value: str, found: dict[str, str], overflow_hidden: bool) 
     if name == "filter":
         return bool(re.search(r"opacity\(\s*0*(?:\.0{0,6})?%?\s*\)", value))
     if name in ("color", "-webkit-text-fill-color"):
-        background = found.get("background-color", found.get("background", ""))
-        return bool(_ZERO_ALPHA.match(value)) or (
-            bool(background) and _colour(value) == _colour(background)
-        )
+        text = parse_colour(value)
+        background = background_of(found, behind)
+        if text is None:
+            return False
+        return text[3] <= 0.1 or (background is not None and invisible(text, background))
     if name == "scale" and numbers:
         return any(abs(n) < (10 if unit == "%" else 0.1) for n, unit in numbers)
     if name in ("transform", "clip", "clip-path"):
@@ -198,12 +196,13 @@ def _hides(name: str, value: str, found: dict[str, str], overflow_hidden: bool) 
     return False
 
 
-def hides(style: str) -> bool:
-    """Whether a CSS declaration list (a ``style`` attribute, a rule's body) hides its text."""
-    found = _declarations(style)
+def hides(style: str, behind: Colour | None = PAGE) -> bool:
+    """Whether a CSS declaration list (a ``style`` attribute, a rule's body) hides its text;
+    ``behind`` is the background it sits on (the parent's; a white page by default)."""
+    found = declarations(style)
     overflow_hidden = any(
         word in ("hidden", "clip")
         for key in ("overflow", "overflow-x", "overflow-y", "overflow-block", "overflow-inline")
         for word in found.get(key, "").split(" ")
     )
-    return any(_hides(name, value, found, overflow_hidden) for name, value in found.items())
+    return any(_hides(name, value, found, overflow_hidden, behind) for name, value in found.items())

@@ -17,13 +17,15 @@ from __future__ import annotations
 
 from typing import Final
 
+from hermes_core.references.css_colour import Colour
 from hermes_core.references.css_rules import StyleSheet
-from hermes_core.references.hidden_css import hides
+from hermes_core.references.hidden_css import background_of, declarations, hides
 from hermes_core.references.html_work import WorkBudget
 
 __all__ = [
     "HIDDEN_TAGS",
     "RAW_TEXT_TAGS",
+    "Colour",
     "StyleSheet",
     "attribute_values",
     "hidden_by_attributes",
@@ -57,26 +59,37 @@ def attribute_values(attrs: list[tuple[str, str | None]]) -> dict[str, str]:
     return values
 
 
+def _presentational(tag: str, values: dict[str, str]) -> str:
+    """Old colour attributes as declarations: ``<font color=#fff>``, ``bgcolor``."""
+    out = ""
+    if tag == "font" and "color" in values:
+        out += f"color:{values['color']};"
+    if "bgcolor" in values:
+        out += f"background-color:{values['bgcolor']};"
+    return out
+
+
 def hidden_by_attributes(
-    tag: str, values: dict[str, str], sheet: StyleSheet, budget: WorkBudget
-) -> bool:
-    """Whether an element's own attributes hide it: ``hidden``, ``aria-hidden="true"``,
-    ``popover``, ``type="hidden"``, a hiding ``style``, or the page's stylesheet rules
-    (alone, or merged with each other and the ``style`` attribute)."""
+    tag: str,
+    values: dict[str, str],
+    sheet: StyleSheet,
+    budget: WorkBudget,
+    behind: Colour | None,
+) -> tuple[bool, Colour | None]:
+    """Whether an element's own attributes hide it, and the background its content sits on
+    (``behind``: its parent's). Hidden by ``hidden``, ``aria-hidden="true"``, ``popover``,
+    ``type="hidden"``, a hiding ``style``, or the page's stylesheet rules (alone, or merged
+    with each other and the ``style`` attribute, which comes last)."""
     if "hidden" in values or "popover" in values:
-        return True
+        return True, behind
     if values.get("aria-hidden", "").lower() == "true":
-        return True
+        return True, behind
     if values.get("type", "").lower() == "hidden":
-        return True
-    inline = values.get("style", "")
-    if inline and hides(inline):
-        return True
+        return True, behind
+    inline = _presentational(tag, values) + values.get("style", "")
     matched = sheet.matching(tag, values, budget)
     if any(rule.hides for rule in matched):
-        return True
-    if not matched:
-        return False
+        return True, behind
     merged = ";".join([*(rule.style for rule in matched), inline])
     budget.spend(len(merged) // 16)
-    return hides(merged)
+    return hides(merged, behind), background_of(declarations(merged), behind)
