@@ -16,9 +16,12 @@ are skipped; ``::first-line`` and ``::first-letter`` count as the element itself
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from dataclasses import dataclass
 from typing import Final
+from urllib.parse import unquote
 
 from hermes_core.references.hidden_css import hides, normalise
 from hermes_core.references.html_work import RULE_TEST, WorkBudget
@@ -181,11 +184,36 @@ def _top_level(text: str, separators: str) -> list[str]:
     return [piece for piece in pieces if piece.strip()] or [""]
 
 
+_DATA_LINK: Final = re.compile(
+    r"<link\b[^>]{0,2000}?\bhref\s*=\s*[\"']?data:text/css(;base64)?,([^\"'>\s]{0,200000})", re.I
+)
+
+
+def _data_sheets(page: str) -> list[str]:
+    """Stylesheets a page carries inline as ``<link href="data:text/css,...">``."""
+    sheets: list[str] = []
+    for found in _DATA_LINK.finditer(page):
+        if len(sheets) >= 50:
+            break
+        data = found.group(2)
+        try:
+            text = (
+                base64.b64decode(data).decode("utf-8", "replace")
+                if found.group(1)
+                else unquote(data)
+            )
+        except (binascii.Error, ValueError):
+            continue
+        sheets.append(text[:200_000])
+    return sheets
+
+
 def style_blocks(page: str) -> list[str]:
     """The bodies of the page's ``<style>`` elements (at most 200,000 characters each; an
-    unclosed one runs to the end), found with plain searches: linear on any page."""
+    unclosed one runs to the end), found with plain searches: linear on any page, and the
+    stylesheets it links as ``data:`` URLs."""
     lowered, position = page.lower(), 0
-    blocks: list[str] = []
+    blocks: list[str] = _data_sheets(page)
     while (start := lowered.find("<style", position)) >= 0 and len(blocks) < 200:
         opened = lowered.find(">", start)
         if opened < 0:

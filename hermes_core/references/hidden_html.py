@@ -91,5 +91,7 @@ def hidden_by_attributes(
     if any(rule.hides for rule in matched):
         return True, behind
     merged = ";".join([*(rule.style for rule in matched), inline])
+    if not merged.strip(" ;"):
+        return False, behind
     budget.spend(len(merged) // 16)
     return hides(merged, behind), background_of(declarations(merged), behind)
