@@ -117,7 +117,12 @@ def _without_pseudo(text: str) -> str | None:
         if end < len(text) and text[end] == "(":
             end = _closing(text, end)
         if name in _KEPT and colons == ":":
-            kept.append(text[position:end])
+            kept.append(text[position : found.end()])
+            if end > found.end():  # :is(...): its alternatives lose their pseudo-classes too
+                inner = _without_pseudo(text[found.end() + 1 : end - 1])
+                if inner is None:
+                    return None
+                kept.append(f"({inner})")
         elif (colons == "::" and name not in _AS_ELEMENT) or name in ("before", "after"):
             return None
         else:
