@@ -15,9 +15,9 @@ External stylesheets are not fetched.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, NamedTuple
 
-from hermes_core.references.css_colour import Colour
+from hermes_core.references.css_colour import PAGE, Colour
 from hermes_core.references.css_rules import StyleSheet
 from hermes_core.references.hidden_css import background_of, declarations, hides
 from hermes_core.references.html_work import WorkBudget
@@ -26,6 +26,7 @@ __all__ = [
     "HIDDEN_TAGS",
     "RAW_TEXT_TAGS",
     "Colour",
+    "Inherited",
     "StyleSheet",
     "attribute_values",
     "hidden_by_attributes",
@@ -69,29 +70,41 @@ def _presentational(tag: str, values: dict[str, str]) -> str:
     return out
 
 
+class Inherited(NamedTuple):
+    """What an element's content takes from it: the background it sits on (None over an
+    image) and its text colour ("" when no page rule set one)."""
+
+    background: Colour | None = PAGE
+    colour: str = ""
+
+
 def hidden_by_attributes(
     tag: str,
     values: dict[str, str],
     sheet: StyleSheet,
     budget: WorkBudget,
-    behind: Colour | None,
-) -> tuple[bool, Colour | None]:
-    """Whether an element's own attributes hide it, and the background its content sits on
-    (``behind``: its parent's). Hidden by ``hidden``, ``aria-hidden="true"``, ``popover``,
-    ``type="hidden"``, a hiding ``style``, or the page's stylesheet rules (alone, or merged
-    with each other and the ``style`` attribute, which comes last)."""
+    parent: Inherited,
+) -> tuple[bool, Inherited]:
+    """Whether an element's own attributes hide it, and what its content inherits (from
+    ``parent`` unless it sets its own). Hidden by ``hidden``, ``aria-hidden="true"``,
+    ``popover``, ``type="hidden"``, a hiding ``style``, or the page's stylesheet rules
+    (alone, or merged with each other, the inherited colour first and the ``style``
+    attribute last)."""
     if "hidden" in values or "popover" in values:
-        return True, behind
+        return True, parent
     if values.get("aria-hidden", "").lower() == "true":
-        return True, behind
+        return True, parent
     if values.get("type", "").lower() == "hidden":
-        return True, behind
+        return True, parent
     inline = _presentational(tag, values) + values.get("style", "")
     matched = sheet.matching(tag, values, budget)
     if any(rule.hides for rule in matched):
-        return True, behind
-    merged = ";".join([*(rule.style for rule in matched), inline])
-    if not merged.strip(" ;"):
-        return False, behind
+        return True, parent
+    own = ";".join([*(rule.style for rule in matched), inline])
+    if not own.strip(" ;"):
+        return False, parent
+    merged = f"color:{parent.colour};{own}" if parent.colour else own
     budget.spend(len(merged) // 16)
-    return hides(merged, behind), background_of(declarations(merged), behind)
+    found = declarations(merged)
+    inherited = Inherited(background_of(found, parent.background), found.get("color", ""))
+    return hides(merged, parent.background), inherited

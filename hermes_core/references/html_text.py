@@ -11,11 +11,10 @@ import re
 from html.parser import HTMLParser
 from typing import Final
 
-from hermes_core.references.css_colour import PAGE
 from hermes_core.references.hidden_html import (
     HIDDEN_TAGS,
     RAW_TEXT_TAGS,
-    Colour,
+    Inherited,
     StyleSheet,
     attribute_values,
     hidden_by_attributes,
@@ -84,7 +83,7 @@ class _Text(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self.stack: list[tuple[str, int]] = []
-        self.backgrounds: list[Colour | None] = []  # what each open element's text sits on
+        self.inherited: list[Inherited] = []  # what each open element's content takes
         self.hidden = 0
         self.title = ""
         self._in_title = False
@@ -107,8 +106,8 @@ class _Text(HTMLParser):
             # markup inside is text up to </tag> (plaintext: to the end of the page)
             self.set_cdata_mode("plaintext\x00" if tag == "plaintext" else tag)
         values = attribute_values(attrs)
-        behind = self.backgrounds[-1] if self.backgrounds else PAGE
-        hidden, background = hidden_by_attributes(tag, values, self._sheet, self.budget, behind)
+        outer = self.inherited[-1] if self.inherited else Inherited()
+        hidden, inherited = hidden_by_attributes(tag, values, self._sheet, self.budget, outer)
         hides = int(tag in HIDDEN_TAGS or hidden)
         if tag == "details" and not any(name == "open" for name, _ in attrs):
             hides += 1  # closed: only its summary shows
@@ -121,7 +120,7 @@ class _Text(HTMLParser):
         if len(self.stack) >= _MAX_DEPTH:  # absurd nesting: stop reading rather than guess
             hides = max(hides, 1)
         self.stack.append((tag, hides))
-        self.backgrounds.append(background)
+        self.inherited.append(inherited)
         self.hidden += hides
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -140,7 +139,7 @@ class _Text(HTMLParser):
             if open_tag == tag:
                 self.hidden -= sum(hides for _, hides in self.stack[depth:])
                 del self.stack[depth:]
-                del self.backgrounds[depth:]
+                del self.inherited[depth:]
                 self._closed = [d for d in self._closed if d < depth]
                 self._summarised = {d for d in self._summarised if d < depth}
                 return

@@ -62,6 +62,7 @@ def test_declarations_of_every_matching_rule_and_the_style_attribute_merge(
         f'<span style="color:#fff;background:#fff none">{SECRET}</span>',
         f'<span style="color:rgba(0,0,0,0.01)">{SECRET}</span>',
         f'<span style="color:rgb(0 0 0 / 5%)">{SECRET}</span>',
+        f'<div style="color:#fff;background:#000"><p style="background:#fff">{SECRET}</p></div>',
     ],
 )
 def test_text_the_colour_of_what_lies_behind_it_is_hidden(body: str) -> None:
