@@ -66,7 +66,7 @@ _FORMATTING: Final = frozenset(
     {"a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong",
      "tt", "u"}
 )  # fmt: skip
-#: Characters fed to the standard parser at a time, the budget checked after each.
+#: Characters fed to the standard parser at a time (at least), the budget checked after each.
 _CHUNK: Final = 4096
 
 
@@ -174,9 +174,14 @@ def html_to_text(page: str, budget: WorkBudget | None = None) -> str:
     page = page.replace("--!>", "-->")
     parser = _Text(StyleSheet.of_page(page), budget)
     try:
-        for start in range(0, len(page), _CHUNK):
-            parser.feed(page[start : start + _CHUNK])
-            budget.spend(_CHUNK + len(parser.rawdata) // 32)
+        start = 0
+        while start < len(page):
+            # a chunk at least as long as what the parser holds back: each feed scans that
+            # again, so the scans add up to a few times the page, not its square
+            size = max(_CHUNK, len(parser.rawdata))
+            parser.feed(page[start : start + size])
+            start += size
+            budget.spend(size + len(parser.rawdata))
         if "<" not in parser.rawdata:  # only text held back (after a "&"): read it
             parser.close()
     except (AssertionError, ValueError):  # malformed markup: keep what was read
