@@ -80,7 +80,9 @@ def _resolve(resolver: Resolver, host: str, port: int, timeout: float) -> list[s
     if thread.is_alive():
         raise Refused(f"looking up {host} took longer than {timeout:.1f} s (url_timeout)")
     if "error" in box:
-        raise Refused(f"{host} could not be resolved ({box['error']}): check the address")
+        # the error's text may come from a resolver answer: name only its kind
+        kind = type(box["error"]).__name__
+        raise Refused(f"{host} could not be resolved ({kind}): check the address")
     value = box.get("value")
     assert isinstance(value, list)
     return [str(v) for v in value]

@@ -29,7 +29,7 @@ from hermes_core.references.git import run_git
 from hermes_core.references.parse import MAX_REFERENCES, Reference, find_references
 from hermes_core.references.paths import resolve_reference_path
 from hermes_core.references.refusal import Refused
-from hermes_core.references.screen import Scan, context_scan, flagged
+from hermes_core.references.screen import Scan, context_scan, flagged, screened_warnings
 from hermes_core.references.sources import (
     MAX_FILE_BYTES,
     MAX_SCAN_BYTES,
@@ -263,6 +263,10 @@ def _screened(
     return [section for section, _ in shown]
 
 
+def _warnings_block(warnings: list[str]) -> str:
+    return f"\n\n{WARNINGS_HEADER}\n" + "\n".join(f"- {w}" for w in warnings)
+
+
 def _user_home(user_home: Path | None) -> Path:
     if user_home is not None:
         return user_home
@@ -359,6 +363,8 @@ def expand_references(
         )
     warnings = [redact(w) for w in warnings]
     attached = f"\n\n{ATTACHED_HEADER}\n\n{body}" if body else ""
-    if warnings:
-        attached += f"\n\n{WARNINGS_HEADER}\n" + "\n".join(f"- {w}" for w in warnings)
+    if warnings:  # the model's copy: screened, as a refusal may quote a server's words
+        attached += _warnings_block(
+            screened_warnings(warnings, scan or context_scan(), _warnings_block)
+        )
     return Expansion(attached=attached, warnings=warnings, references=references, tokens=tokens)

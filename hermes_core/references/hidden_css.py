@@ -13,10 +13,13 @@ the user little, attaching a hidden order can steer the model.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Final
 
-__all__ = ["hides", "normalise"]
+from hermes_core.references.css_colour import PAGE, Colour, colour_in, invisible, parse_colour
+
+__all__ = ["background_of", "declarations", "hides", "normalise"]
 
 _ESCAPE: Final = re.compile(r"\\(?:([0-9a-fA-F]{1,6})[ \t\r\n\f]?|(.))", re.S)
 _NUMBER: Final = re.compile(r"([+-]?(?:\d{1,9}(?:\.\d{0,9})?|\.\d{1,9}))([a-z%]{0,4})")
@@ -36,7 +39,6 @@ _BOXES: Final = frozenset(
     {"height", "width", "max-height", "max-width", "block-size", "inline-size",
      "max-block-size", "max-inline-size"}
 )  # fmt: skip
-_NAMED: Final = {"white": "#ffffff", "black": "#000000", "red": "#ff0000", "blue": "#0000ff"}
 
 
 def _unescape(match: re.Match[str]) -> str:
@@ -64,12 +66,24 @@ def normalise(css: str) -> str:
     return _ESCAPE.sub(_unescape, _uncommented(css[:100_000])).lower()
 
 
-def _declarations(style: str) -> dict[str, str]:
+_VAR: Final = re.compile(r"var\(\s*(--[\w-]{1,100})\s*(?:,([^()]{0,200}))?\)")
+
+
+def declarations(style: str) -> dict[str, str]:
+    """Property -> value (the last one set wins), with ``var(--x)`` replaced by the custom
+    property's value in the same list (or the fallback): ``--z:0px;font-size:var(--z)``."""
     out: dict[str, str] = {}
     for part in normalise(style).split(";")[:200]:
         name, colon, value = part.partition(":")
         if colon:
             out[name.strip()] = " ".join(value.replace("!important", "").split())
+    for name, value in out.items():
+        resolved = value
+        for _ in range(3):  # a custom property may name another
+            if "var(" not in resolved:
+                break
+            resolved = _VAR.sub(lambda m: out.get(m.group(1), (m.group(2) or "").strip()), resolved)
+        out[name] = resolved[:2000]
     return out
 
 
@@ -119,15 +133,14 @@ def _shrunk(value: str) -> bool:
     """A transform, clip or clip-path that leaves (almost) nothing to see."""
     for name, args in _FUNCTION.findall(value):
         numbers = _numbers(args)
-        if name.startswith("scale") and any(abs(n) < 0.1 for n, unit in numbers if unit != "%"):
+        if name.startswith("scale") and any(_tiny_factor(n, unit) for n, unit in numbers):
             return True
-        if name.startswith("scale") and any(abs(n) < 10 for n, unit in numbers if unit == "%"):
-            return True
+        if name in ("rotatex", "rotatey") and numbers and abs(_cosine(*numbers[0])) < 0.05:
+            return True  # turned edge-on
         if name.startswith("translate") and any(_far(n, unit) for n, unit in numbers):
             return True
-        if name == "rect" and len(numbers) == 4 and "auto" not in args:
-            (top, _), (right, _), (bottom, _), (left, _) = numbers
-            return right - left <= 1 or bottom - top <= 1
+        if name == "rect":
+            return _empty_rect(args)
         if name == "inset" and numbers and numbers[0][1] == "%" and numbers[0][0] >= 50:
             return True
         if name in ("circle", "ellipse") and numbers and numbers[0][0] <= 0:
@@ -142,32 +155,76 @@ def _shrunk(value: str) -> bool:
     return False
 
 
+def _tiny_factor(number: float, unit: str) -> bool:
+    """A scale or zoom factor (``0.1``, ``10%``) that leaves text too small to read."""
+    return abs(number) <= (15.0 if unit == "%" else 0.15)
+
+
+def _cosine(number: float, unit: str) -> float:
+    turns = {"deg": 1 / 360, "rad": 1 / (2 * math.pi), "grad": 1 / 400, "turn": 1.0}
+    return math.cos(2 * math.pi * number * turns.get(unit, 1 / 360))
+
+
+def _turned_away(found: dict[str, str]) -> bool:
+    """``backface-visibility:hidden`` with a rotation that shows the back face."""
+    if found.get("backface-visibility") != "hidden":
+        return False
+    for name, args in _FUNCTION.findall(found.get("transform", "")):
+        numbers = _numbers(args)
+        if name in ("rotatex", "rotatey") and numbers and _cosine(*numbers[0]) < 0.05:
+            return True
+    return False
+
+
+def _empty_rect(args: str) -> bool:
+    """``clip: rect(top right bottom left)`` with no area; ``auto`` is the box's own edge
+    (0 for top and left, unbounded for right and bottom)."""
+    words = [word for word in re.split(r"[\s,]+", args.strip()) if word][:4]
+    if len(words) != 4:
+        return False
+    edges: list[float] = []
+    for at, word in enumerate(words):
+        if word == "auto":
+            edges.append(0.0 if at in (0, 3) else math.inf)
+        elif found := _numbers(word):
+            edges.append(found[0][0])
+        else:
+            return False
+    top, right, bottom, left = edges
+    return right - left <= 1 or bottom - top <= 1
+
+
 def _far(number: float, unit: str) -> bool:
-    """Whether an offset puts a box off the page: far left or top, or very far right."""
+    """Whether an offset puts a box off the page: left of or above it, or very far right."""
     if unit in ("px", "pt", ""):
-        return number <= -999 or number >= 9999
+        return number <= -300 or number >= 9999
     if unit in ("%", "vw", "vh", "vmin", "vmax"):
         return number <= -100 or number >= 200
-    return number <= -50 or number >= 500  # em, rem, ...
+    return number <= -20 or number >= 500  # em, rem, ...
 
 
-def _colour(value: str) -> str:
-    value = _NAMED.get(value, value)
-    if re.fullmatch(r"#[0-9a-f]{3}", value):
-        return "#" + "".join(c * 2 for c in value[1:])
-    rgb = re.fullmatch(r"rgba?\(\s*(\d{1,3})[\s,]+(\d{1,3})[\s,]+(\d{1,3})\s*\)", value)
-    if rgb:
-        return "#" + "".join(f"{min(int(c), 255):02x}" for c in rgb.groups())
-    return value
+def _masked(value: str) -> bool:
+    """A mask whose gradient is transparent at every stop: nothing shows through it."""
+    if "gradient(" not in value or "url(" in value:
+        return False
+    stops = re.findall(r"#[0-9a-f]{3,8}\b|(?:rgba?|hsla?)\([^()]{0,80}\)|[a-z]+", value)
+    colours = [found for stop in stops if (found := parse_colour(stop)) is not None]
+    return bool(colours) and all(colour[3] <= 0.1 for colour in colours)
 
 
-_ZERO_ALPHA: Final = re.compile(
-    r"^(?:transparent|#[0-9a-f]{6}00|#[0-9a-f]{3}0"
-    r"|(?:rgba?|hsla?)\([^)]{0,60}[,/]\s{0,3}(?:0{1,6}(?:\.0{0,6})?|\.0{1,6})%?\s{0,3}\))"
-)
+def background_of(found: dict[str, str], behind: Colour | None) -> Colour | None:
+    """What text of an element with declarations ``found`` is painted on: its own opaque
+    background colour, else what is ``behind`` it; None (unknown) over an image."""
+    value = found.get("background-color") or found.get("background") or ""
+    if "url(" in value or "gradient(" in value or "url(" in found.get("background-image", ""):
+        return None  # text over an image is not judged
+    own = colour_in(value)
+    return own if own is not None and own[3] > 0.5 else behind
 
 
-def _hides(name: str, value: str, found: dict[str, str], overflow_hidden: bool) -> bool:
+def _hides(
+    name: str, value: str, found: dict[str, str], overflow_hidden: bool, behind: Colour | None
+) -> bool:
     numbers = _numbers(value)
     if name == "display":
         return value == "none"
@@ -183,12 +240,20 @@ def _hides(name: str, value: str, found: dict[str, str], overflow_hidden: bool) 
     if name == "filter":
         return bool(re.search(r"opacity\(\s*0*(?:\.0{0,6})?%?\s*\)", value))
     if name in ("color", "-webkit-text-fill-color"):
-        background = found.get("background-color", found.get("background", ""))
-        return bool(_ZERO_ALPHA.match(value)) or (
-            bool(background) and _colour(value) == _colour(background)
-        )
-    if name == "scale" and numbers:
-        return any(abs(n) < (10 if unit == "%" else 0.1) for n, unit in numbers)
+        text = parse_colour(value)
+        background = background_of(found, behind)
+        if text is None:
+            return False
+        return text[3] <= 0.1 or (background is not None and invisible(text, background))
+    if name in ("scale", "zoom") and numbers:
+        return any(_tiny_factor(n, unit) for n, unit in numbers)
+    if name in ("mask", "mask-image", "-webkit-mask", "-webkit-mask-image"):
+        return _masked(value)
+    if name == "backface-visibility":
+        return _turned_away(found)
+    if name == "text-indent" and overflow_hidden and numbers:
+        number, unit = numbers[0]
+        return number >= {"%": 100.0, "px": 300.0, "pt": 300.0}.get(unit, 20.0)
     if name in ("transform", "clip", "clip-path"):
         return _shrunk(value)
     if name in _BOXES and numbers and overflow_hidden:
@@ -198,12 +263,13 @@ def _hides(name: str, value: str, found: dict[str, str], overflow_hidden: bool) 
     return False
 
 
-def hides(style: str) -> bool:
-    """Whether a CSS declaration list (a ``style`` attribute, a rule's body) hides its text."""
-    found = _declarations(style)
+def hides(style: str, behind: Colour | None = PAGE) -> bool:
+    """Whether a CSS declaration list (a ``style`` attribute, a rule's body) hides its text;
+    ``behind`` is the background it sits on (the parent's; a white page by default)."""
+    found = declarations(style)
     overflow_hidden = any(
         word in ("hidden", "clip")
         for key in ("overflow", "overflow-x", "overflow-y", "overflow-block", "overflow-inline")
         for word in found.get(key, "").split(" ")
-    )
-    return any(_hides(name, value, found, overflow_hidden) for name, value in found.items())
+    ) or any(word in ("paint", "strict", "content") for word in found.get("contain", "").split())
+    return any(_hides(name, value, found, overflow_hidden, behind) for name, value in found.items())

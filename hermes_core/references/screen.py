@@ -12,12 +12,21 @@ scanner that raises counts as a finding: screening fails closed.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Final
 
 from hermes_core.redact import redact
 from hermes_core.types import SCAN_OVERLAP, SCAN_WINDOW, Finding, ScanFn, scan_windows
 
-__all__ = ["OVERLAP", "WINDOW", "Scan", "context_scan", "flagged", "windows"]
+__all__ = [
+    "OVERLAP",
+    "WINDOW",
+    "Scan",
+    "context_scan",
+    "flagged",
+    "screened_warnings",
+    "windows",
+]
 
 log = logging.getLogger("hermes_context.references")
 
@@ -49,3 +58,31 @@ def flagged(scan: Scan, text: str) -> list[str]:
             ]
         ids.update(dict.fromkeys(hit.pattern_id for hit in hits))
     return list(ids)
+
+
+_WITHHELD_ONE: Final = (
+    "a warning was withheld from you: its text matched the threat scanner ({ids}), so it may "
+    "quote words a server or page chose; the user sees it"
+)
+_WITHHELD_ALL: Final = (
+    "the warnings were withheld from you: read together they matched the threat scanner "
+    "({ids}); the user sees them"
+)
+
+
+def screened_warnings(
+    warnings: list[str], scan: Scan, render: Callable[[list[str]], str]
+) -> list[str]:
+    """The warnings as the model may read them. Why: a refusal can quote what a server
+    chose (a media type, a redirect target, an error), so the block is screened as
+    ``render`` shows it to the model: each warning that matches is replaced by a notice,
+    and if the block still matches read together, all of them are."""
+    if not warnings or not (ids := flagged(scan, render(warnings))):
+        return warnings
+    kept = []
+    for warning in warnings:
+        found = flagged(scan, render([warning]))
+        kept.append(_WITHHELD_ONE.format(ids=", ".join(found)) if found else warning)
+    if again := flagged(scan, render(kept)):
+        return [_WITHHELD_ALL.format(ids=", ".join(again or ids))]
+    return kept

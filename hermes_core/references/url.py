@@ -15,6 +15,7 @@ Text only (``text/*``, JSON, XML, YAML ...); an HTML page is reduced to its text
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from typing import Any, Final
 
 from hermes_core.config.settings import ReferencesSettings
 from hermes_core.references.addresses import IPAddress, Resolver, checked_addresses
-from hermes_core.references.html_text import html_to_text, looks_like_html
+from hermes_core.references.html_text import TooMuchWork, html_to_text, looks_like_html
 from hermes_core.references.refusal import Refused
 
 __all__ = ["MAX_REDIRECTS", "Fetched", "fetch_url"]
@@ -77,14 +78,16 @@ def _checked_url(text: str, httpx: Any) -> _Hop:
     try:
         url = httpx.URL(text)
     except Exception as exc:  # httpx raises several kinds for bad URLs
-        raise Refused(f"{text} is not a valid URL: write it as https://host/path") from exc
+        raise Refused(
+            f"{_quoted_url(text)} is not a valid URL: write it as https://host/path"
+        ) from exc
     if url.scheme not in ("http", "https"):
         raise Refused(
-            f"{url.scheme or 'a URL without a scheme'}: is not fetched; @url: takes only "
-            "http:// and https:// URLs"
+            f"{_quoted_url(url.scheme) or 'a URL without a scheme'}: is not fetched; @url: "
+            "takes only http:// and https:// URLs"
         )
     if not url.host:
-        raise Refused(f"{text} names no host: write it as https://host/path")
+        raise Refused(f"{_quoted_url(text)} names no host: write it as https://host/path")
     if url.userinfo:
         raise Refused(
             "a URL with a user name or password is not fetched (it would send them): "
@@ -102,8 +105,24 @@ def _remaining(deadline: float, timeout: float) -> float:
     return left
 
 
+_MEDIA_TOKEN: Final = re.compile(r"[a-z0-9.+-]{1,60}/[a-z0-9.+-]{1,60}")
+
+
 def _media_type(headers: Any) -> str:
     return str(headers.get("content-type", "")).split(";", 1)[0].strip().lower()
+
+
+def _quoted_media(media: str) -> str:
+    """The server's media type as a warning may quote it: a bounded token, never free text
+    the server chose (a header can hold "ignore all previous instructions ...")."""
+    return media if _MEDIA_TOKEN.fullmatch(media) else "of an unknown type"
+
+
+def _quoted_url(text: str) -> str:
+    """A URL as a warning may quote it: a redirect's target is the server's text, so only
+    its first 200 printable characters, and never spaces."""
+    kept = "".join(char for char in text[:200] if char.isprintable() and not char.isspace())
+    return kept + ("..." if len(text) > 200 else "")
 
 
 def _textual(media: str) -> bool:
@@ -136,7 +155,10 @@ def _decode(data: bytes, response: Any, media: str) -> str:
     except LookupError:
         text = data.decode("utf-8", "replace")
     if media in _HTML_TYPES or (not media and looks_like_html(text)):
-        return html_to_text(text)
+        try:
+            return html_to_text(text)
+        except TooMuchWork as exc:
+            raise Refused(f"{exc}; open it in a browser and paste the part you need") from exc
     return text
 
 
@@ -202,7 +224,8 @@ def fetch_url(
                     media = _media_type(response.headers)
                     if not _textual(media):
                         raise Refused(
-                            f"the response is {media}, not text, and is not attached; "
+                            f"the response is {_quoted_media(media)}, not text, and is not "
+                            "attached; "
                             "@url: attaches web pages and text files"
                         )
                     data, cut = _read_body(response, settings.url_max_bytes, deadline, timeout)
