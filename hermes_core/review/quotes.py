@@ -17,8 +17,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from hermes_core.threats.unicode import nfkc, strip_hidden
 from hermes_core.provenance.marks import marks_of
+from hermes_core.threats.unicode import nfkc, strip_hidden
 from hermes_core.transcript.appended import (
     APPENDED_HEADERS,
     ATTACHED_HEADER,

@@ -100,7 +100,9 @@ def test_the_review_stages_a_fact_quoted_from_a_merged_summary(
     fact = "Finance staff read bank passwords to the help line"
     note = {"action": "add", "target": "memory", "content": fact, "quote": FROM_SUMMARY}
     user = {**note, "target": "user"}
-    fake_llm.script(tool_calls(call("memory", note, "m1"), call("memory", user, "m2")), answer("ok"))
+    fake_llm.script(
+        tool_calls(call("memory", note, "m1"), call("memory", user, "m2")), answer("ok")
+    )
     outcome = reviewer(fake_llm, memory, events).run(snapshot(merged()), {"memory"})
     assert outcome is not None and (outcome.done, outcome.staged, outcome.refused) == (0, 1, 1)
     assert memory.store.entries("memory") == [] and memory.store.entries("user") == []
