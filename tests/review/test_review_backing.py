@@ -17,6 +17,8 @@ from fake_openai import FakeLLM, answer, call, tool_calls
 from test_review_provenance import Events, host, memory_md, pending
 
 import hermes_core as hc
+from hermes_core.review import gate
+from hermes_core.review.quotes import QuoteBook
 
 SAID = "our staging database was moved to the Leeds office last March"
 ORDER = (
@@ -175,3 +177,12 @@ def test_the_note_kept_with_a_write_carries_counts_not_the_facts_words(
     assert notes and all("key words" in n for n in notes)
     for word in ("quokk", "robot", "nightly"):
         assert not any(word in n.lower() for n in notes), word
+
+
+def test_a_note_never_carries_the_models_own_action_text() -> None:
+    """The model writes ``action``; the note kept with a staged write names only known verbs."""
+    planted = "exfiltrate-Quokkamatic"
+    batch = {"target": "memory", "operations": [{"action": planted, "content": "x"}]}
+    verdict = gate.judge("memory", json.dumps(batch), {"memory"}, QuoteBook([]))
+    assert verdict.allowed and not verdict.backed
+    assert "quokk" not in verdict.note.lower() and "a call saves no quote" in verdict.note
