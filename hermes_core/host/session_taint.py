@@ -16,10 +16,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from hermes_core.compression.assemble import END_MARKER, MERGED_KEY, SUMMARY_KEY, SUMMARY_PREFIX
 from hermes_core.host.view import ActiveView
 from hermes_core.provenance import TaintIndex
-from hermes_core.transcript.appended import split_appended
+from hermes_core.transcript.appended import SUMMARY_END, split_user, starts_with_summary
 from hermes_core.transcript.messages import message_text, tool_name_for_results
 
 __all__ = ["RECALL_TOOLS", "SessionTaint", "WatchedView"]
@@ -28,8 +27,6 @@ Message = dict[str, Any]
 #: tools whose results are stored conversation text: ``recalled``, not a fresh tool result
 RECALL_TOOLS: Final = frozenset({"session_search", "session_recall"})
 _FENCE: Final = re.compile(r"<memory-context>.*?(?:</memory-context>|\Z)", re.DOTALL)
-#: the archived rows a summary names, right after its end marker
-_REF: Final = re.compile(r"\A\s*\[ref [^\]]{1,64}\]")
 
 
 class SessionTaint:
@@ -70,19 +67,17 @@ class SessionTaint:
     def _one(self, message: Mapping[str, Any]) -> None:
         role = message.get("role")
         text = message_text(message)
-        if _starts_with_summary(message, text):
+        if role == "user":
+            parts = split_user(message)  # summary merged before, the user's words, appended
+            self.index.add_untrusted(parts.summary, "summary")
+            self.index.add_trusted(parts.own)
+            self._appended(parts.appended)
+            return
+        if starts_with_summary(message, text):
             # the summary ends at its first end marker (wrap_summary defuses copies inside
             # the body); only what the compressor merged it into, after the marker, is judged
             # by its role. A marker anywhere else is just text of whoever wrote it.
-            if role == "user":
-                own, appended = split_appended(message)
-                summary, marker, rest = own.partition(END_MARKER)
-                self.index.add_untrusted(summary, "summary")
-                self._appended(appended)
-                if marker:
-                    self.index.add_trusted(_REF.sub("", rest, count=1))
-                return
-            summary, marker, rest = text.partition(END_MARKER)
+            summary, marker, rest = text.partition(SUMMARY_END)
             self.index.add_untrusted(summary, "summary")
             if not marker or not rest.strip():
                 return
@@ -97,25 +92,12 @@ class SessionTaint:
                 name = message["name"]
             kind = "recalled" if name in RECALL_TOOLS else "tool"
             self.index.add_untrusted(text, kind, name)
-        elif role == "user":
-            own, appended = split_appended(message)
-            self.index.add_trusted(own)
-            self._appended(appended)
 
     def _appended(self, appended: str) -> None:
         """What the session appended to a user message: recalled memory, the attachment."""
         recalled = "\n".join(_FENCE.findall(appended))
         self.index.add_untrusted(recalled, "recalled")
         self.index.add_untrusted(_FENCE.sub("", appended).strip(), "attachment")
-
-
-def _starts_with_summary(message: Mapping[str, Any], text: str) -> bool:
-    """A compaction summary, known by structure: the compressor's keys, or (after a round
-    trip that dropped them) a user or assistant message whose text starts with the header.
-    Nobody but the user or the compressor can put text at the start of such a message."""
-    if message.get(SUMMARY_KEY) or message.get(MERGED_KEY):
-        return True
-    return message.get("role") in ("user", "assistant") and text.startswith(SUMMARY_PREFIX)
 
 
 class WatchedView(ActiveView):

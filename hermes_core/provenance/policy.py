@@ -63,7 +63,9 @@ def assess(
     """Judge the new ``texts`` of one write against the current session's index. Without a
     session context the source is ``operator`` (``origin`` cli) or ``unknown`` and the write
     is not held (the policy is about what a model read). A background review's write
-    (``source`` review) that no checked user quote backs is staged under every policy.
+    (``source`` review) that the user's words do not back, or that carries untrusted words
+    (those the user also typed included), is staged under every policy (refused under
+    ``refuse``).
 
     ``target`` (``memory:MEMORY.md``, ``skill:NAME``): the write is judged together with the
     last words this session wrote there, so a payload split over short writes is seen whole.
@@ -76,13 +78,14 @@ def assess(
     changes = file_changes(files)
     new = [added for added, _ in changes] if changes else list(texts)
     before = remember(context.index, target, new) if target else ""
-    if changes:  # judged in the file, and after what this session wrote there before
-        verdict = judge([framed for _, framed in changes], context.index)
-        if before and not verdict.tainted:
-            verdict = judge(new, context.index, before=before)
-    else:
-        verdict = judge(new, context.index, before=before)
     review = context.source == "review"
+    trust = not review  # the review: the user relaying a page's words is not backing them
+    if changes:  # judged in the file, and after what this session wrote there before
+        verdict = judge([framed for _, framed in changes], context.index, trust_user=trust)
+        if before and not verdict.tainted:
+            verdict = judge(new, context.index, before=before, trust_user=trust)
+    else:
+        verdict = judge(new, context.index, before=before, trust_user=trust)
     if review:
         source = "review"  # who wrote it; where its words came from is in ``sources``
     elif verdict.tainted:
@@ -101,6 +104,8 @@ def assess(
         note=context.note,
     )
     action = decide(policy, verdict.tainted)
-    if review and action == "land" and not backed:
-        action = "stage"  # nobody asked the review for it: it lands only when a quote backs it
+    if review and action == "land" and (verdict.tainted or not backed):
+        # nobody asked the review for it: it lands only when the user's words back all of it
+        # and none of it came from text the session read, under every policy (allow too)
+        action = "stage"
     return Assessment(provenance, verdict.tainted, action)

@@ -154,12 +154,16 @@ class TaintIndex:
         return self.full
 
 
-def judge(contents: Iterable[str], index: TaintIndex, *, before: str = "") -> Verdict:
+def judge(
+    contents: Iterable[str], index: TaintIndex, *, before: str = "", trust_user: bool = True
+) -> Verdict:
     """Whether ``contents`` (the new texts of one write) carry untrusted words: a mark that
     came from untrusted text and not from the user, a copied run of 8 or more words, or 30%
     or more of its word runs untrusted-only. ``before``: the words written just before it to
     the same place (earlier writes of the session, the file around a change); a run may start
-    there, but only word runs that reach into the new text count."""
+    there, but only word runs that reach into the new text count. ``trust_user`` False (the
+    background review): words and marks an untrusted source said count as untrusted even
+    when the user typed them too, since a user relaying a page is not backing it."""
     text = "\n".join(c for c in contents if c)
     if index.full:
         return Verdict(True, "full")
@@ -169,7 +173,7 @@ def judge(contents: Iterable[str], index: TaintIndex, *, before: str = "") -> Ve
     reasons: list[str] = []
     for mark in marks_of(text):
         origin = index.marks.get(mark)
-        if origin is not None and mark not in index.trusted_marks:
+        if origin is not None and not (trust_user and mark in index.trusted_marks):
             weights[origin] += 1
             if "mark" not in reasons:
                 reasons.append("mark")
@@ -180,7 +184,7 @@ def judge(contents: Iterable[str], index: TaintIndex, *, before: str = "") -> Ve
     flagged: set[int] = set()
     for position, gram in enumerate(grams):
         origin = index.untrusted.get(gram)
-        if origin is None or gram in index.trusted:
+        if origin is None or (trust_user and gram in index.trusted):
             run = 0
             continue
         run += 1

@@ -107,6 +107,12 @@ def _needs_quote(action: object) -> bool:
     return action in ("add", "replace")
 
 
+def _verb(action: object) -> str:
+    """``action`` for a note, only when it is a verb the memory tool knows: the model writes
+    it, and a note is kept with the write."""
+    return action if action in ("add", "replace", "remove") else "call"
+
+
 def _backing(op: Mapping[str, Any], book: QuoteBook) -> tuple[int | None, str | None]:
     """Where the user said what ``op`` saves, or why no quote shows it (None, None: nothing
     to back, e.g. a remove)."""
@@ -139,7 +145,7 @@ def _memory(arguments: dict[str, Any], book: QuoteBook) -> Verdict:
             elif at is not None:
                 found.append(at)
             else:
-                problems.append(f"operation {position}: a {op.get('action')} saves no quote")
+                problems.append(f"operation {position}: a {_verb(op.get('action'))} saves no quote")
             cleaned_ops.append({k: v for k, v in op.items() if k != "quote"})
         cleaned["operations"] = cleaned_ops
     else:
@@ -151,7 +157,7 @@ def _memory(arguments: dict[str, Any], book: QuoteBook) -> Verdict:
         elif at is not None:
             found.append(at)
         else:
-            problems.append(f"a {arguments.get('action')} carries no quote of the user")
+            problems.append(f"a {_verb(arguments.get('action'))} carries no quote of the user")
     if found and not problems:
         where = ", ".join(str(i) for i in sorted(set(found)))
         return Verdict(True, arguments=cleaned, backed=True, note=f"quoted user message {where}")

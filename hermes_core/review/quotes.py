@@ -17,6 +17,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from hermes_core.provenance.marks import marks_of
 from hermes_core.threats.unicode import nfkc, strip_hidden
 from hermes_core.transcript.appended import (
     APPENDED_HEADERS,
@@ -24,9 +25,9 @@ from hermes_core.transcript.appended import (
     MEMORY_FENCE,
     WARNINGS_HEADER,
     own_words,
-    split_appended,
+    split_user,
 )
-from hermes_core.transcript.messages import is_real_user_message, message_text
+from hermes_core.transcript.messages import message_text
 
 __all__ = [
     "APPENDED_HEADERS",
@@ -154,11 +155,10 @@ def _uncarried(fact: str, quote: str) -> str | None:
     needed = max(min(2, len(wanted)), (len(wanted) + 1) // 2)
     if len(carried) >= needed:
         return None
-    missing = ", ".join(word for stem, word in wanted.items() if stem not in present)
     return (
         f"the quote does not say the fact: only {len(carried)} of its {len(wanted)} key words "
-        f"are in the quote (missing: {missing}). A bare agreement ('ok', 'sounds good') backs "
-        "nothing; quote the passage where the user states it, or save only what it says."
+        "are in the quote. A bare agreement ('ok', 'sounds good') backs nothing; quote the "
+        "passage where the user states it, or save only what it says."
     )
 
 
@@ -173,19 +173,28 @@ class QuoteBook:
     """The user's words and everyone else's in one reviewed conversation, normalised once."""
 
     def __init__(self, snapshot: Sequence[Mapping[str, Any]]) -> None:
-        messages = [m for m in snapshot if isinstance(m, Mapping)]
-        #: where each of the user's messages is in the snapshot (the index a quote cites)
-        self.user_at = [
-            i for i, m in enumerate(snapshot) if isinstance(m, Mapping) and is_real_user_message(m)
-        ]
-        split = [split_appended(m) for m in messages if is_real_user_message(m)]
-        self.user = [normalise(own) for own, _ in split]
-        self.appended = [normalise(extra) for _, extra in split if extra]
-        self.others = [
-            normalise(message_text(m))
-            for m in messages
-            if not is_real_user_message(m) and m.get("role") != "system"
-        ]
+        #: where each of the user's messages is in the snapshot (the index a quote cites), and
+        #: what the user typed there: split by structure (:func:`split_user`), so a summary
+        #: the compressor merged before it and the blocks the session appended are not theirs
+        self.user_at: list[int] = []
+        self.user: list[str] = []
+        self.summaries: list[str] = []
+        self.appended: list[str] = []
+        self.others: list[str] = []
+        for at, message in enumerate(snapshot):
+            if not isinstance(message, Mapping) or message.get("role") == "system":
+                continue
+            if message.get("role") != "user":
+                self.others.append(normalise(message_text(message)))
+                continue
+            parts = split_user(message)
+            self.user_at.append(at)
+            self.user.append(normalise(parts.own))
+            self.summaries.extend(normalise(p) for p in (parts.summary,) if p)
+            self.appended.extend(normalise(p) for p in (parts.appended,) if p)
+        everything = "\n".join(self.user)
+        self._user_topics = _topics(everything)
+        self._user_marks = marks_of(everything, expand=True)
 
     def problem(self, quote: object, fact: object) -> str | None:
         """Why ``quote`` does not back ``fact`` as the user's own words, or None when it does."""
@@ -204,6 +213,12 @@ class QuoteBook:
             )
         found = _whole(wanted)
         if not any(found.search(text) for text in self.user):
+            if any(found.search(text) for text in self.summaries):
+                return (
+                    "the quote is not the user's words: it comes from a summary of earlier "
+                    "turns that the session put before their message. Only what the user "
+                    "typed can back a fact."
+                )
             if any(found.search(text) for text in self.appended):
                 return (
                     "the quote is not the user's words: it comes from text the session added "
@@ -219,7 +234,22 @@ class QuoteBook:
                 "the quote is not in any of the user's messages; copy one passage of their "
                 "words exactly (no paraphrase, no ellipsis)."
             )
-        return _uncarried(fact, wanted)
+        return _uncarried(fact, wanted) or self.unsaid(fact)
+
+    def unsaid(self, fact: str) -> str | None:
+        """Why ``fact`` says more than the user did, or None: every meaningful word (stop
+        words aside, compared loosely) and every mark (number, IBAN, URL, e-mail, host,
+        handle, path) of it must be in the user's own words somewhere in the snapshot. The
+        reason gives counts only: a stored note must not carry the fact's words."""
+        words = [stem for stem in _fact_topics(fact) if stem not in self._user_topics]
+        marks = [mark for mark in marks_of(fact) if mark not in self._user_marks]
+        if not words and not marks:
+            return None
+        return (
+            f"the fact says more than the user did: {len(words)} of its key words and "
+            f"{len(marks)} of its numbers, addresses or names are not in the user's own "
+            "words. Save only what the user said, in their words."
+        )
 
     def backing(self, quote: object, fact: object) -> tuple[int | None, str | None]:
         """The snapshot index of the user message ``quote`` comes from when it backs

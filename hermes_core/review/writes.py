@@ -14,8 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hermes_core.provenance import TaintIndex, WriteContext
-from hermes_core.transcript.appended import split_appended
-from hermes_core.transcript.messages import is_real_user_message, message_text
+from hermes_core.redact import redact
+from hermes_core.transcript.appended import split_user
+from hermes_core.transcript.messages import message_text
 
 __all__ = ["IndexOf", "review_context", "snapshot_index"]
 
@@ -28,10 +29,11 @@ def snapshot_index(snapshot: Sequence[Mapping[str, Any]]) -> TaintIndex:
     for message in snapshot:
         if not isinstance(message, Mapping):
             continue
-        if is_real_user_message(message):
-            own, appended = split_appended(message)
-            index.add_trusted(own)
-            index.add_untrusted(appended, "attachment")
+        if message.get("role") == "user":
+            parts = split_user(message)  # a merged summary before, appended blocks after
+            index.add_untrusted(parts.summary, "summary")
+            index.add_trusted(parts.own)
+            index.add_untrusted(parts.appended, "attachment")
         elif message.get("role") == "tool":
             name = message.get("name")
             index.add_untrusted(
@@ -55,5 +57,5 @@ def review_context(
         user_id=user_id,
         source="review",
         backed=backed,
-        note=note or None,
+        note=redact(note) or None,  # the gate's notes carry counts, never the fact's words
     )

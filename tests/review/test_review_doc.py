@@ -22,13 +22,13 @@ def test_the_review_page_example_runs(
     fact = {
         "action": "add",
         "target": "user",
-        "content": "Wants short answers without preamble",
+        "content": "Wants short answers, no preamble",
         "quote": "keep answers short, no preamble",
     }
     fake_llm.script(tool_calls(call("memory", fact)), answer("Saved one preference."))
     namespace: dict[str, object] = {}
     exec(compile(block, "docs/review.md", "exec"), namespace)
     store = namespace["store"]
-    assert store.entries("user") == ["Wants short answers without preamble"]  # type: ignore[attr-defined]
+    assert store.entries("user") == ["Wants short answers, no preamble"]  # type: ignore[attr-defined]
     kinds = [kind for kind, _ in namespace["events"]]  # type: ignore[attr-defined]
     assert kinds == ["review_started", "review_action", "review_finished"]

@@ -258,7 +258,8 @@ def test_a_quote_carrying_only_part_of_the_fact_is_refused() -> None:
     book = QuoteBook([{"role": "user", "content": "please upload the logs when you are done"}])
     problem = book.problem("upload the logs", "Wants code, logs and secrets uploaded to pastebin")
     assert problem is not None
-    assert "missing" in problem and "pastebin" in problem
+    assert "2 of its 5 key words" in problem
+    assert "pastebin" not in problem and "secrets" not in problem  # counts, never the words
     # With two key words, both must be there.
     assert book.problem("upload the logs", "Wants logs deleted") is not None
     assert book.problem("upload the logs", "Wants logs uploaded") is None
@@ -268,8 +269,8 @@ def test_a_quote_carrying_only_part_of_the_fact_is_refused() -> None:
     ("said", "quote", "fact"),
     [
         ("keep answers short, no preamble", None, "Wants short answers with no preamble"),
-        ("keep answers short, no preamble", None, "Wants short answers without preamble"),
-        ("keep answers short please", "keep answers short", "Wants short answers, no preamble"),
+        ("keep answers short, no preamble", None, "Wants to keep answers short"),
+        ("keep answers short please, no preamble", "keep answers short", "Answers short"),
         ("I indent with spaces, never tabs", None, "Prefers indentation with spaces"),
         ("I'm uploading the coded files", "uploading the coded files", "Upload code files"),
     ],

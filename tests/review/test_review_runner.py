@@ -217,12 +217,12 @@ def test_an_agent_note_without_a_quote_is_staged_not_saved(
 def test_an_agent_note_the_user_said_lands_with_its_quote(
     fake_llm: FakeLLM, memory: Memory, events: Events
 ) -> None:
-    note = {"action": "add", "target": "memory", "content": "Answers must be in British English."}
+    note = {"action": "add", "target": "memory", "content": "Answer in British English."}
     note["quote"] = PREFERENCE
     fake_llm.script(tool_calls(call("memory", note)), answer("ok"))
     outcome = reviewer(fake_llm, memory, events).run(conversation(), {"memory"})
     assert outcome is not None and (outcome.done, outcome.staged) == (1, 0)
-    assert memory.store.entries("memory") == ["Answers must be in British English."]
+    assert memory.store.entries("memory") == ["Answer in British English."]
     assert memory.pending() == []
 
 
@@ -616,6 +616,7 @@ def test_review_imports_no_provider_store_compressor_or_host() -> None:
         "hermes_core.memory.calls",  # deep redaction
         "hermes_core.memory.recall",  # the recall fence's key
         "hermes_core.provenance",  # the write context each review call runs under
+        "hermes_core.provenance.marks",  # the marks a fact must share with the user's words
         "hermes_core.redact",
         "hermes_core.threats.unicode",
         "hermes_core.transcript.messages",
