@@ -9,7 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prov_support import IBAN, OBEYED, PAGE, fetched, fresh_prompt, make_hermes, memory
+from prov_support import (
+    IBAN,
+    OBEYED,
+    PAGE,
+    QUIET_PAGE,
+    fetched,
+    fresh_prompt,
+    make_hermes,
+    memory,
+)
 
 from hermes_core.markers import hookimpl
 from hermes_core.types import SessionInfo
@@ -118,7 +127,7 @@ def test_write_approval_block_still_blocks(tmp_path: Path) -> None:
 def test_an_attached_file_is_untrusted(tmp_path: Path) -> None:
     workspace = tmp_path / "work"
     workspace.mkdir()
-    (workspace / "billing.md").write_text(PAGE + "\n")
+    (workspace / "billing.md").write_text(QUIET_PAGE + "\n")
     with make_hermes(tmp_path / "home") as host:
         session = host.session("s1", workspace=workspace)
         session.prepare([{"role": "user", "content": "Summarise @file:billing.md"}])
@@ -131,7 +140,7 @@ def test_an_attached_file_is_untrusted(tmp_path: Path) -> None:
 class Recall:
     @hookimpl
     def memory_prefetch(self, query: str, session: SessionInfo) -> str | None:
-        return PAGE
+        return QUIET_PAGE
 
 
 def test_recalled_provider_text_is_untrusted(tmp_path: Path) -> None:
