@@ -222,7 +222,8 @@ class MemorySettings:
         "fetched page, @-attachment, recalled text or summary: `stage` holds it for a person "
         "(whatever `write_approval` says, except `block`), `refuse` turns it down and tells the "
         "model to ask the user, `allow` lands it and records where its words came from. One key "
-        "for memory and skills.",
+        "for memory and skills. A background review's tainted or unbacked write is staged even "
+        "under `allow` (refused under `refuse`).",
     )
     nudge_interval: int = setting(
         10, "User turns between background memory reviews (0: off).", minimum=0
