@@ -19,6 +19,7 @@ from agent.memory_provider import MemoryProvider
 
 from hermes_core import Session
 from hermes_core.errors import HermesError
+from hermes_plugins.hermes_agent.carry import carry_taint
 from hermes_plugins.hermes_agent.observer import feed_recall, see_or_blind
 from hermes_plugins.hermes_agent.runtime import clean_user, context_home, runtime
 from hermes_plugins.hermes_agent.tools import (
@@ -150,6 +151,8 @@ class HermesContextMemory(MemoryProvider):  # type: ignore[misc]
             user = session.info.user_id
             runtime().note_user(new_session_id, user)
             self._bind(new_session_id, self._home or context_home(None), user)
+            if not reset:  # the model keeps what it read: so does the child's index
+                carry_taint(session.taint.index, self._need("on_session_switch").taint.index)
 
         guarded("on_session_switch", None, switch)
 
