@@ -7,9 +7,14 @@ our view, and the write would look like the model's own words. hermes-agent's
 ``result`` and ``session_id`` among other keywords) shows us every tool result when it
 arrives; each goes into the index of that session id's open sessions (``hc_session_search``
 and ``hc_session_recall`` results as ``recalled``). Recall that ``prefetch`` returns goes in
-too (:func:`feed_recall`). Without the hook (our context-engine plugin not enabled) nothing
-tells us what the model read, so each session is marked ``blind``: every write it makes is
-staged (fail-safe).
+too (:func:`feed_recall`), and so does the user message of each turn as it starts, with the
+attachments hermes-agent expanded into it (:func:`feed_user_message`). Without the hook (our
+context-engine plugin not enabled) nothing tells us what the model read, so each session is
+marked ``blind``: every write it makes is staged (fail-safe).
+
+Not seen mid-turn (indexed only at ``sync_turn``, or never): a tool result another plugin's
+``transform_tool_result`` rewrote (we see the result before the rewrite), and the context a
+``pre_llm_call`` plugin appends to the API copy of the user message.
 """
 
 from __future__ import annotations
@@ -24,7 +29,14 @@ from hermes_core.host.session_taint import RECALL_TOOLS
 from hermes_plugins.hermes_agent.runtime import runtime
 from hermes_plugins.hermes_agent.tools import our_name
 
-__all__ = ["HOOK", "feed_recall", "observe_tool_result", "register_observer", "see_or_blind"]
+__all__ = [
+    "HOOK",
+    "feed_recall",
+    "feed_user_message",
+    "observe_tool_result",
+    "register_observer",
+    "see_or_blind",
+]
 
 log = logging.getLogger("hermes_context.hermes_agent")
 HOOK = "post_tool_call"
@@ -74,6 +86,16 @@ def feed_recall(session: Session, text: str) -> None:
     if isinstance(text, str) and text.strip():
         with _FEEDING:
             session.taint.index.add_untrusted(text, "recalled")
+
+
+def feed_user_message(session: Session, text: str) -> None:
+    """The turn's user message as hermes-agent hands it to the model, before the model reads
+    it: the user's own words trusted; what hermes-agent appended after them (the expanded
+    ``@file:``/``@url:`` references under ``--- Attached Context ---``, its warnings)
+    untrusted ``attachment``: no tool runs for those, so the observer never sees them."""
+    if isinstance(text, str) and text.strip():
+        with _FEEDING:
+            session.taint.absorb([{"role": "user", "content": text}])
 
 
 def see_or_blind(session: Session) -> None:

@@ -20,7 +20,7 @@ from agent.memory_provider import MemoryProvider
 from hermes_core import Session
 from hermes_core.errors import HermesError
 from hermes_plugins.hermes_agent.carry import carry_taint
-from hermes_plugins.hermes_agent.observer import feed_recall, see_or_blind
+from hermes_plugins.hermes_agent.observer import feed_recall, feed_user_message, see_or_blind
 from hermes_plugins.hermes_agent.runtime import clean_user, context_home, runtime
 from hermes_plugins.hermes_agent.tools import (
     arguments_of,
@@ -90,11 +90,20 @@ class HermesContextMemory(MemoryProvider):  # type: ignore[misc]
             "system_prompt_block", "", lambda: self._need("system_prompt_block").system_prompt("")
         )
 
+    def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
+        """The user message as the model will read it, attachments expanded, indexed before
+        the model can copy from it (``sync_turn`` comes only after the turn)."""
+        guarded(
+            "on_turn_start", None, lambda: feed_user_message(self._need("on_turn_start"), message)
+        )
+
     def prefetch(self, query: str, *, session_id: str = "") -> str:
         def recall() -> str:
             session = self._need("prefetch")
             if not isinstance(query, str) or not query.strip():
                 return ""
+            # the same message again, for a hermes-agent path without ``on_turn_start``
+            feed_user_message(session, query)
             found = session.memory.manager.prefetch(query, session.info)
             feed_recall(session, found)  # the model reads it: a write copying it is held
             return found

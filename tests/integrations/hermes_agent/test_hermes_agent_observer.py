@@ -100,3 +100,19 @@ def test_an_observer_never_raises_into_the_host(home: Path) -> None:
     observer.observe_tool_result(tool_name=None, result=object(), session_id="nobody")
     observer.observe_tool_result(result=PAGE, session_id=7)
     assert observer.register_observer(object()) is False
+
+
+ATTACHED = f"what does this say?\n\n--- Attached Context ---\n\n📄 @file:bill.txt\n```\n{PAGE}\n```"
+
+
+@pytest.mark.parametrize("hook", ["on_turn_start", "prefetch"])
+def test_an_attachment_in_the_turns_message_is_untrusted(home: Path, hook: str) -> None:
+    observer.register_observer(Context())
+    memory = memory_for(f"chat-{hook}")
+    if hook == "on_turn_start":
+        memory.on_turn_start(1, ATTACHED, remaining_tokens=1000)
+    else:
+        memory.prefetch(ATTACHED)
+    assert add(memory, f"Invoices go to IBAN {IBAN}.").get("staged") is True
+    assert add(memory, "The user asked what does this say.").get("staged") is None
+    memory.shutdown()
