@@ -32,6 +32,7 @@ from hermes_plugins.hermes_agent.tools import our_name
 __all__ = [
     "HOOK",
     "feed_recall",
+    "feed_untrusted",
     "feed_user_message",
     "observe_tool_result",
     "register_observer",
@@ -83,9 +84,14 @@ def observe_tool_result(
 
 def feed_recall(session: Session, text: str) -> None:
     """Recall our provider returned for the host to show the model: untrusted, ``recalled``."""
+    feed_untrusted(session, text, "recalled")
+
+
+def feed_untrusted(session: Session, text: str, kind: str) -> None:
+    """``text`` the model reads, from an untrusted source of ``kind``."""
     if isinstance(text, str) and text.strip():
         with _FEEDING:
-            session.taint.index.add_untrusted(text, "recalled")
+            session.taint.index.add_untrusted(text, kind)
 
 
 def feed_user_message(session: Session, text: str) -> None:
