@@ -122,12 +122,13 @@ def review_staged(
     as_json = bool(getattr(args, "json", False))
     unseen: list[str] = []
     if every:
-        ids = [record.id for record in staged.pending.all()[0]]
+        records = staged.pending.all()[0]
+        ids = [record.id for record in records]
         if not ids and not as_json:
             err(f"no pending {noun} writes")
             return EXIT_OK
         if args.review == "approve" and show is not None and seen is not None and ids:
-            chosen = _seen_or_confirmed(args, staged, noun, show, seen)
+            chosen = _seen_or_confirmed(args, records, noun, show, seen)
             if chosen is None:
                 return EXIT_INPUT
             unseen = [i for i in ids if i not in chosen]
@@ -170,16 +171,16 @@ def noun_command(noun: str) -> str:
 
 def _seen_or_confirmed(
     args: argparse.Namespace,
-    staged: Reviewable,
+    records: list[Any],
     noun: str,
     show: Callable[[Any], list[str]],
     seen: SeenIds,
 ) -> set[str] | None:
-    """The ids ``approve all`` may apply: with ``--yes``, those shown in full before; else
-    each record is printed in full now and applied once the person types yes (None: not)."""
+    """The ids of ``records`` that ``approve all`` may apply: with ``--yes``, those shown in
+    full before; else each is printed in full now and applied once the person types yes
+    (None: not)."""
     if getattr(args, "yes", False):
         return set(seen.ids())
-    records = staged.pending.all()[0]
     out = err if getattr(args, "json", False) else say  # stdout holds the JSON answer
     for record in records:
         for line in show(record):
