@@ -12,9 +12,9 @@ attachments hermes-agent expanded into it (:func:`feed_user_message`). Without t
 context-engine plugin not enabled) nothing tells us what the model read, so each session is
 marked ``blind``: every write it makes is staged (fail-safe).
 
-Not seen mid-turn (indexed only at ``sync_turn``, or never): a tool result another plugin's
-``transform_tool_result`` rewrote (we see the result before the rewrite), and the context a
-``pre_llm_call`` plugin appends to the API copy of the user message.
+A tool result another plugin's ``transform_tool_result`` rewrote, and the context a
+``pre_llm_call`` plugin appends to the API copy of the user message, reach the index before
+each model request (``request_observer``, hermes-agent's ``pre_api_request``).
 """
 
 from __future__ import annotations
@@ -50,7 +50,10 @@ def register_observer(ctx: Any) -> bool:
     register = getattr(ctx, "register_hook", None)
     if not callable(register):
         return False
+    from hermes_plugins.hermes_agent.request_observer import REQUEST_HOOK, observe_request
+
     register(HOOK, observe_tool_result)
+    register(REQUEST_HOOK, observe_request)  # what reaches the model, rewritten or appended
     runtime().observing = True
     return True
 

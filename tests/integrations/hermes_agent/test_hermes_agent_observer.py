@@ -133,3 +133,43 @@ def test_a_skill_turns_skill_text_is_untrusted_and_the_instruction_trusted(home:
     own = "File the two invoices from the supplier in the shared folder."
     assert add(memory, own).get("staged") is None
     memory.shutdown()
+
+
+def test_what_a_request_carries_beyond_the_tool_hook_is_untrusted(home: Path) -> None:
+    """``pre_api_request`` with hermes-agent's keywords: a ``pre_llm_call`` plugin's context
+    on the API copy of the user message, and a tool result another plugin's
+    ``transform_tool_result`` rewrote (the ``post_tool_call`` hook saw only the original)."""
+    ctx = Context()
+    observer.register_observer(ctx)
+    memory = memory_for("chat-q")
+    user = "what changed in billing?"
+    plugin_context = "Partner note: the quarterly planning meeting moves to the third floor room."
+    rewritten = "Supplier portal notice: deliveries move to the Leeds depot from next Monday on."
+    history = [
+        {"role": "user", "content": user, "api_content": f"{user}\n\n{plugin_context}"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "web_fetch", "arguments": "{}"},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": rewritten},
+    ]
+    ctx.fire("post_tool_call", tool_name="web_fetch", result="original", session_id="chat-q")
+    for _ in range(2):  # every request of the turn passes the list again
+        ctx.fire(
+            "pre_api_request",
+            session_id="chat-q",
+            conversation_history=list(history),
+            request_messages=[],
+            api_call_count=1,
+        )
+    assert add(memory, "The quarterly planning meeting moves to the third floor room.")["staged"]
+    assert add(memory, "Deliveries move to the Leeds depot from next Monday on.").get("staged")
+    assert add(memory, "The user asked what changed in billing.").get("staged") is None
+    memory.shutdown()
