@@ -11,7 +11,8 @@ carries), ``carry`` (a parent's taint index into the session a compaction moves 
 ``install`` (the shim).
 
 hermes-agent is imported only by ``engine`` and ``provider``, and only when hermes-agent
-loads them; ``install`` works without it.
+loads them (``observer`` asks it to find a ``/skill`` turn's instruction, inside a call
+hermes-agent makes); ``install`` works without it.
 """
 
 from __future__ import annotations

@@ -32,11 +32,13 @@ from hermes_plugins.hermes_agent.tools import our_name
 __all__ = [
     "HOOK",
     "feed_recall",
+    "feed_turn",
     "feed_untrusted",
     "feed_user_message",
     "observe_tool_result",
     "register_observer",
     "see_or_blind",
+    "user_instruction",
 ]
 
 log = logging.getLogger("hermes_context.hermes_agent")
@@ -105,6 +107,29 @@ def feed_user_message(session: Session, text: str) -> None:
     if isinstance(text, str) and text.strip():
         with _FEEDING:
             session.taint.absorb([{"role": "user", "content": text}])
+
+
+def feed_turn(session: Session, message: Any) -> None:
+    """The turn's user message into the taint index (:func:`feed_user_message`). A
+    ``/skill`` turn carries the skill's text (a hub skill, its inline shell output) before
+    the user's instruction: only the instruction is the user's; the rest is ``attachment``."""
+    if not isinstance(message, str) or not message.strip():
+        return
+    instruction = user_instruction(message)
+    if instruction != message:
+        feed_untrusted(session, message, "attachment")
+    feed_user_message(session, instruction or "")
+
+
+def user_instruction(message: str) -> str | None:
+    """What the user typed in a ``/skill`` turn's message, as hermes-agent's own helper finds
+    it (None: a bare ``/skill``); any other message as it is."""
+    try:  # hermes-agent is there whenever it calls us
+        from agent.skill_commands import extract_user_instruction_from_skill_message
+    except ImportError:  # an older hermes-agent: no skill scaffolding to tell apart
+        return message
+    found = extract_user_instruction_from_skill_message(message)
+    return found if isinstance(found, str) or found is None else message
 
 
 def see_or_blind(session: Session) -> None:

@@ -20,12 +20,7 @@ from agent.memory_provider import MemoryProvider
 from hermes_core import Session
 from hermes_core.errors import HermesError
 from hermes_plugins.hermes_agent.carry import carry_taint
-from hermes_plugins.hermes_agent.observer import (
-    feed_recall,
-    feed_untrusted,
-    feed_user_message,
-    see_or_blind,
-)
+from hermes_plugins.hermes_agent.observer import feed_recall, feed_turn, see_or_blind
 from hermes_plugins.hermes_agent.runtime import clean_user, context_home, runtime
 from hermes_plugins.hermes_agent.tools import (
     arguments_of,
@@ -42,24 +37,6 @@ log = logging.getLogger("hermes_context.hermes_agent")
 PROVIDER_NAME = "hermes_context"
 #: hermes-agent's subagents, cron runs and flushes must not write the user's memory
 _PRIMARY = {"", "primary"}
-
-
-def _feed_turn(session: Session, message: Any) -> None:
-    """The turn's message into the taint index. A ``/skill`` turn carries the skill's text
-    (a hub skill, its inline shell output) before the user's instruction: only the
-    instruction, as hermes-agent's own helper finds it, is the user's; the rest is
-    ``attachment``."""
-    if not isinstance(message, str) or not message.strip():
-        return
-    try:
-        from agent.skill_commands import extract_user_instruction_from_skill_message
-    except ImportError:  # an older hermes-agent: no skill scaffolding to tell apart
-        instruction: str | None = message
-    else:
-        instruction = extract_user_instruction_from_skill_message(message)
-    if instruction != message:
-        feed_untrusted(session, message, "attachment")
-    feed_user_message(session, instruction or "")
 
 
 class HermesContextMemory(MemoryProvider):  # type: ignore[misc]
@@ -116,7 +93,7 @@ class HermesContextMemory(MemoryProvider):  # type: ignore[misc]
     def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
         """The user message as the model will read it, attachments expanded, indexed before
         the model can copy from it (``sync_turn`` comes only after the turn)."""
-        guarded("on_turn_start", None, lambda: _feed_turn(self._need("on_turn_start"), message))
+        guarded("on_turn_start", None, lambda: feed_turn(self._need("on_turn_start"), message))
 
     def prefetch(self, query: str, *, session_id: str = "") -> str:
         def recall() -> str:
@@ -124,7 +101,7 @@ class HermesContextMemory(MemoryProvider):  # type: ignore[misc]
             if not isinstance(query, str) or not query.strip():
                 return ""
             # the same message again, for a hermes-agent path without ``on_turn_start``
-            _feed_turn(session, query)
+            feed_turn(session, query)
             found = session.memory.manager.prefetch(query, session.info)
             feed_recall(session, found)  # the model reads it: a write copying it is held
             return found

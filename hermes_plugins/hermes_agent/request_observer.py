@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from hermes_core import Session
+from hermes_plugins.hermes_agent.observer import user_instruction
 from hermes_plugins.hermes_agent.runtime import runtime
 
 __all__ = ["REQUEST_HOOK", "observe_request"]
@@ -77,5 +78,15 @@ def _feed(session: Session, messages: list[Any]) -> None:
             rest = _FENCE.sub("", added).strip()
             if rest:
                 session.taint.index.add_untrusted(rest, "attachment")
-    if fresh:
-        session.taint.absorb([{k: v for k, v in m.items() if k != "api_content"} for m in fresh])
+    plain = []
+    for message in fresh:
+        clean = {k: v for k, v in message.items() if k != "api_content"}
+        text = clean.get("content")
+        if clean.get("role") == "user" and isinstance(text, str):
+            instruction = user_instruction(text)
+            if instruction != text:  # a /skill turn: the skill's text is not the user's
+                session.taint.index.add_untrusted(text, "attachment")
+                clean["content"] = instruction or ""
+        plain.append(clean)
+    if plain:
+        session.taint.absorb(plain)
