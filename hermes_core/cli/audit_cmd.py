@@ -209,7 +209,7 @@ def _print_entries(args: argparse.Namespace, rows: list[dict[str, Any]], noun: s
         print_json({"entries": rows})
         return EXIT_OK
     if not rows:
-        err(f"no current {noun}s")
+        err(f"no current {'entries' if noun == 'entry' else noun + 's'}")
         return EXIT_OK
     shown = []
     for row in rows:

@@ -20,6 +20,7 @@ import dataclasses
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from hermes_core.cli.audit_cmd import add_audit_parser
@@ -27,6 +28,7 @@ from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError
 from hermes_core.cli.escaped import err as _err
 from hermes_core.cli.escaped import say as _say
 from hermes_core.cli.escaped import short as _short
+from hermes_core.cli.pending_view import SeenIds, memory_lines
 from hermes_core.cli.staged import (
     command,
     escaped_handler,
@@ -74,11 +76,20 @@ def register(
     remove.add_argument("old_text", metavar="OLD", help="the entry, or a unique part of it")
     remove.set_defaults(handler=escaped_handler(run_write), write="remove")
 
-    pending = actions.add_parser("pending", parents=[common, js], help="list staged writes")
+    pending = actions.add_parser(
+        "pending", parents=[common, js], help="list staged writes, or show one in full"
+    )
+    pending.add_argument("pending_id", metavar="ID", nargs="?", help="show this one in full")
     pending.set_defaults(handler=escaped_handler(run_pending))
     for name, verb in (("approve", "apply"), ("reject", "drop")):
         review = actions.add_parser(name, parents=[common, js], help=f"{verb} staged writes")
         review.add_argument("pending_id", metavar="ID|all", help="a pending id, or all")
+        if name == "approve":
+            review.add_argument(
+                "--yes",
+                action="store_true",
+                help="with all: apply the writes shown in full before, without asking",
+            )
         review.set_defaults(handler=escaped_handler(run_review), review=name)
 
     reset = actions.add_parser(
@@ -95,6 +106,15 @@ def register(
 @contextlib.contextmanager
 def _writer(args: argparse.Namespace, user_id: str | None = None) -> Iterator[MemoryWriter]:
     """The home's writer for ``user_id``, scanning with every loaded ``scan_threat`` plugin."""
+    with _opened(args, user_id) as (_, writer):
+        yield writer
+
+
+@contextlib.contextmanager
+def _opened(
+    args: argparse.Namespace, user_id: str | None = None
+) -> Iterator[tuple[Path, MemoryWriter]]:
+    """The home and its writer (see :func:`_writer`)."""
     from hermes_core.memory.home import open_writer
 
     with open_host(args) as host:
@@ -109,7 +129,7 @@ def _writer(args: argparse.Namespace, user_id: str | None = None) -> Iterator[Me
             )
         except ValueError as exc:  # a user id that cannot name a directory
             raise CommandError(f"--user: {exc}", EXIT_USAGE) from None
-        yield writer
+        yield host.home, writer
 
 
 def run_show(args: argparse.Namespace) -> int:
@@ -199,10 +219,13 @@ def _report(args: argparse.Namespace, result: dict[str, Any]) -> int:
 
 
 def run_pending(args: argparse.Namespace) -> int:
-    with _writer(args) as writer:
+    if args.pending_id is not None:
+        return _pending_one(args)
+    with _opened(args) as (home, writer):
         records, broken = writer.pending.all()
-    if args.json:
+    if args.json:  # every record in full: noted as shown
         print_json({"pending": [dataclasses.asdict(r) for r in records], "unreadable": broken})
+        SeenIds(home, "memory").add(r.id for r in records)
         return EXIT_OK
     for pending_id in broken:
         _err(
@@ -227,6 +250,26 @@ def run_pending(args: argparse.Namespace) -> int:
         for r in records
     ]
     _say(table(("id", "action", "file", "user", "origin", "source", "age", "what"), rows))
+    _err(
+        f"each is cut to a line: `{command(args, 'memory', 'pending', 'ID')}` shows one in "
+        f"full; `{command(args, 'memory', 'approve', 'all')}` shows each before it applies them"
+    )
+    return EXIT_OK
+
+
+def _pending_one(args: argparse.Namespace) -> int:
+    """One staged write in full (noted as shown: ``approve all --yes`` may then apply it)."""
+    with _opened(args) as (home, writer):
+        try:
+            record = writer.pending.get(args.pending_id)
+        except KeyError as exc:
+            raise CommandError(runnable(args, str(exc.args[0] if exc.args else exc))) from None
+        SeenIds(home, "memory").add([record.id])
+    if args.json:
+        print_json(dataclasses.asdict(record))
+        return EXIT_OK
+    for line in memory_lines(record):
+        _say(line)
     return EXIT_OK
 
 
@@ -247,8 +290,9 @@ def _age(seconds: float) -> str:
 
 
 def run_review(args: argparse.Namespace) -> int:
-    with _writer(args) as writer:
-        return review_staged(args, writer, "memory")
+    with _opened(args) as (home, writer):
+        seen = SeenIds(home, "memory")
+        return review_staged(args, writer, "memory", show=memory_lines, seen=seen)
 
 
 def run_reset(args: argparse.Namespace) -> int:

@@ -18,6 +18,7 @@ import datetime
 import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from hermes_core.cli.audit_cmd import add_audit_parser
@@ -25,10 +26,12 @@ from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, CommandError, open_host,
 from hermes_core.cli.escaped import err as _err
 from hermes_core.cli.escaped import say as _say
 from hermes_core.cli.escaped import short as _short
-from hermes_core.cli.staged import escaped_handler, review_staged, source_label
+from hermes_core.cli.pending_view import SeenIds, skill_lines
+from hermes_core.cli.staged import command, escaped_handler, review_staged, source_label
 from hermes_core.skills.frontmatter import ParsedSkill
 from hermes_core.skills.layout import escape_invisible
 from hermes_core.skills.library import SkillLibrary
+from hermes_core.skills.pending import PendingSkillWrite
 from hermes_core.skills.screening import findings
 from hermes_core.types import Finding
 
@@ -50,12 +53,22 @@ def register(
     show.add_argument("name", metavar="NAME", help="the skill's name (or category/name)")
     show.add_argument("--json", action="store_true", help="print JSON")
     show.set_defaults(handler=escaped_handler(run_show))
-    pending = actions.add_parser("pending", parents=[common], help="list staged skill writes")
+    pending = actions.add_parser(
+        "pending", parents=[common], help="list staged skill writes, or show one in full"
+    )
+    pending.add_argument("pending_id", metavar="ID", nargs="?", help="show this one in full")
     pending.add_argument("--json", action="store_true", help="print JSON")
     pending.set_defaults(handler=escaped_handler(run_pending))
     for name, verb in (("approve", "apply"), ("reject", "drop")):
         review = actions.add_parser(name, parents=[common], help=f"{verb} staged skill writes")
         review.add_argument("pending_id", metavar="ID|all", help="a pending id, or all")
+        review.add_argument("--json", action="store_true", help="print JSON")
+        if name == "approve":
+            review.add_argument(
+                "--yes",
+                action="store_true",
+                help="with all: apply the writes shown in full before, without asking",
+            )
         review.set_defaults(handler=escaped_handler(run_review), review=name)
     add_audit_parser(actions, common, "skills")
 
@@ -148,10 +161,14 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def run_pending(args: argparse.Namespace) -> int:
+    if args.pending_id is not None:
+        return _pending_one(args)
     with _library(args) as library:
         records, broken = library.pending.all()
-    if args.json:
+        home = _home_of(library)
+    if args.json:  # every record in full: noted as shown
         _json({"pending": [dataclasses.asdict(r) for r in records], "unreadable": broken})
+        SeenIds(home, "skills").add(r.id for r in records)
         return EXIT_OK
     for pending_id in broken:
         _err(f"hermes-context: pending skill write {pending_id} cannot be read; reject it")
@@ -170,6 +187,32 @@ def run_pending(args: argparse.Namespace) -> int:
         for r in records
     ]
     _say(table(("id", "origin", "source", "age", "what"), rows))
+    _err(
+        f"each is cut to a line: `{command(args, 'skills', 'pending', 'ID')}` shows one in "
+        f"full; `{command(args, 'skills', 'approve', 'all')}` shows each before it applies them"
+    )
+    return EXIT_OK
+
+
+def _home_of(library: SkillLibrary) -> Path:
+    return library.pending.directory.parent.parent  # <home>/pending/skills
+
+
+def _pending_one(args: argparse.Namespace) -> int:
+    """One staged skill write in full, with a diff against the files there now (noted as
+    shown: ``approve all --yes`` may then apply it)."""
+    with _library(args) as library:
+        try:
+            record = library.pending.get(args.pending_id)
+        except KeyError as exc:
+            raise CommandError(str(exc.args[0] if exc.args else exc), EXIT_INPUT) from None
+        lines = skill_lines(record, library.root)
+        SeenIds(_home_of(library), "skills").add([record.id])
+    if args.json:
+        _json({**dataclasses.asdict(record), "shown": lines})
+        return EXIT_OK
+    for line in lines:
+        _say(line)
     return EXIT_OK
 
 
@@ -183,4 +226,9 @@ def _age(seconds: float) -> str:
 
 def run_review(args: argparse.Namespace) -> int:
     with _library(args) as library:
-        return review_staged(args, library, "skill")
+        seen = SeenIds(_home_of(library), "skills")
+
+        def show(record: PendingSkillWrite) -> list[str]:
+            return skill_lines(record, library.root)
+
+        return review_staged(args, library, "skill", show=show, seen=seen)

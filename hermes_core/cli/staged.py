@@ -4,7 +4,8 @@ Why one place: both stores stage writes the same way (a record per write under
 ``pending/``, re-judged when approved), so the command that applies or drops them, one id or
 ``all``, is the same: exit 1 when any of them was refused, the reason on stderr. Under
 ``all``, a record another process applied or rejected meanwhile is skipped, not an error:
-eight shells approving everything at once each report only what they applied.
+eight shells approving everything at once each report only what they applied. ``approve
+all`` applies only records a person was shown in full (:func:`review_staged`).
 
 Every command printed here (and by the memory commands) is one that works as shown: it
 carries the ``--home`` and ``--config`` the user gave (:func:`command`, :func:`runnable`).
@@ -16,15 +17,19 @@ import argparse
 import json
 import re
 import shlex
+import sys
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, CommandError, config_errors_exit_2
 from hermes_core.cli.escaped import Handler, err, escaped_errors, say
+from hermes_core.cli.pending_view import SeenIds
 
 __all__ = [
     "Reviewable",
     "command",
     "escaped_handler",
+    "noun_command",
     "print_json",
     "review_staged",
     "runnable",
@@ -40,6 +45,8 @@ class _Record(Protocol):
 
 class _Pending(Protocol):
     def all(self) -> tuple[list[Any], list[str]]: ...
+
+    def get(self, pending_id: str) -> Any: ...
 
 
 class Reviewable(Protocol):
@@ -97,19 +104,48 @@ def print_json(value: object) -> None:
     print(escape_invisible(json.dumps(value, ensure_ascii=False, indent=1, default=str)))
 
 
-def review_staged(args: argparse.Namespace, staged: Reviewable, noun: str) -> int:
-    """Apply (``args.review == "approve"``) or drop ``args.pending_id`` (or ``all``)."""
+def review_staged(
+    args: argparse.Namespace,
+    staged: Reviewable,
+    noun: str,
+    *,
+    show: Callable[[Any], list[str]] | None = None,
+    seen: SeenIds | None = None,
+) -> int:
+    """Apply (``args.review == "approve"``) or drop ``args.pending_id`` (or ``all``).
+
+    ``approve all`` applies only writes a person was shown in full (``show`` prints one;
+    ``seen`` keeps their ids): without ``--yes`` it prints each and asks; with ``--yes`` it
+    applies those shown before (by ``pending ID`` or an earlier ``approve all``) and skips
+    the rest, saying how to see them."""
     every = args.pending_id == "all"
     as_json = bool(getattr(args, "json", False))
+    unseen: list[str] = []
     if every:
-        ids = [record.id for record in staged.pending.all()[0]]
+        records = staged.pending.all()[0]
+        ids = [record.id for record in records]
         if not ids and not as_json:
             err(f"no pending {noun} writes")
             return EXIT_OK
+        if args.review == "approve" and show is not None and seen is not None and ids:
+            chosen = _seen_or_confirmed(args, records, noun, show, seen)
+            if chosen is None:
+                return EXIT_INPUT
+            unseen = [i for i in ids if i not in chosen]
+            ids = [i for i in ids if i in chosen]
     else:
         ids = [args.pending_id]
     code = EXIT_OK
     rows: list[dict[str, Any]] = []
+    for pending_id in unseen:
+        message = (
+            "not approved: not shown in full yet; see it with "
+            f"`{command(args, noun_command(noun), 'pending', pending_id)}`"
+        )
+        rows.append({"id": pending_id, "status": "unseen", "message": message})
+        if not as_json:
+            err(f"{pending_id}: {message}")
+        code = EXIT_INPUT  # a script must not take "some applied" for "all applied"
     for pending_id in ids:
         row = _review_one(args, staged, pending_id, every=every)
         rows.append(row)
@@ -126,6 +162,44 @@ def review_staged(args: argparse.Namespace, staged: Reviewable, noun: str) -> in
     if as_json:
         print_json({"action": args.review, "results": rows})
     return code
+
+
+def noun_command(noun: str) -> str:
+    """The command group of a noun: ``memory`` or ``skills``."""
+    return "skills" if noun == "skill" else noun
+
+
+def _seen_or_confirmed(
+    args: argparse.Namespace,
+    records: list[Any],
+    noun: str,
+    show: Callable[[Any], list[str]],
+    seen: SeenIds,
+) -> set[str] | None:
+    """The ids of ``records`` that ``approve all`` may apply: with ``--yes``, those shown in
+    full before; else each is printed in full now and applied once the person types yes
+    (None: not)."""
+    if getattr(args, "yes", False):
+        return set(seen.ids())
+    out = err if getattr(args, "json", False) else say  # stdout holds the JSON answer
+    for record in records:
+        for line in show(record):
+            out(line)
+        out("")
+    seen.add(r.id for r in records)
+    err(f"type yes to approve these {len(records)} {noun} writes: ", end="", flush=True)
+    try:
+        answer = sys.stdin.readline().strip()
+    except (OSError, ValueError):
+        answer = ""
+    if answer != "yes":
+        group = noun_command(noun)
+        err(
+            "not approved: nothing was applied. They are noted as shown: "
+            f"`{command(args, group, 'approve', 'all', '--yes')}` applies them (and only them)"
+        )
+        return None
+    return {r.id for r in records}
 
 
 def _review_one(

@@ -15,6 +15,7 @@ import getpass
 import hashlib
 import json
 import logging
+import math
 import os
 import time
 from collections.abc import Mapping, Sequence
@@ -133,21 +134,71 @@ class FileAuditLog:
         return lines, problems
 
 
+#: The fields a reader uses, each with the types a line may give it (``None``: absent or
+#: null). A line edited by hand into anything else is reported and skipped, so no command
+#: meets a type it does not expect.
+_TEXT: Final = (str, type(None))
+_FIELDS: Final[dict[str, tuple[type, ...]]] = {
+    "store": _TEXT,
+    "actor": _TEXT,
+    "target": _TEXT,
+    "name": _TEXT,
+    "reason": _TEXT,
+    "content": _TEXT,
+    "origin": _TEXT,
+    "source": _TEXT,
+    "pending_id": _TEXT,
+    "user_id": _TEXT,
+    "session_id": _TEXT,
+    "entry_sha256": _TEXT,
+    "approved_by": _TEXT,
+    "rejected_by": _TEXT,
+    "shared": (bool, type(None)),
+    "entries_sha256": (list, type(None)),
+    "provenance": (dict, type(None)),
+}
+
+
 def parse_line(raw: bytes | str) -> dict[str, Any] | str:
     """One stored line, or what is wrong with it."""
     if not raw.strip():
         return "empty line"
     try:
         data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return "not JSON"
     if not isinstance(data, dict):
         return "not a JSON object"
-    if data.get("v") != VERSION or data.get("event") not in ALL_EVENTS:
-        return "not an audit line (v or event missing or unknown)"
-    if not isinstance(data.get("at"), (int, float)) or isinstance(data.get("at"), bool):
+    version = data.get("v")
+    if isinstance(version, bool) or version != VERSION:
+        return "not an audit line (v missing or unknown)"
+    if not isinstance(data.get("event"), str) or data.get("event") not in ALL_EVENTS:
+        return "not an audit line (event missing or unknown)"
+    at = data.get("at")
+    if not isinstance(at, (int, float)) or isinstance(at, bool) or not math.isfinite(at):
         return "its time (at) is not a number"
-    return data
+    return _problem(data) or data
+
+
+def _problem(data: dict[str, Any]) -> str | None:
+    """What is wrong with the fields a reader uses (see ``_FIELDS``), or None."""
+    for name, types in _FIELDS.items():
+        value = data.get(name)
+        if not isinstance(value, types):
+            return f"its field {name} is a {type(value).__name__}, not what an audit line holds"
+    shas = data.get("entries_sha256")
+    if shas is not None and not all(isinstance(sha, str) for sha in shas):
+        return "its field entries_sha256 is not a list of strings"
+    record = data.get("provenance")
+    if record is not None:
+        if not isinstance(record.get("source"), _TEXT):
+            return "its provenance source is not a string"
+        sources = record.get("sources")
+        if sources is not None and (
+            not isinstance(sources, list) or not all(isinstance(s, dict) for s in sources)
+        ):
+            return "its provenance sources are not a list of objects"
+    return None
 
 
 class AuditRecorder:

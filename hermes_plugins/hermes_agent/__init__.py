@@ -6,10 +6,13 @@ chosen by ``context.engine: hermes-context``) and a memory provider (loaded from
 ``hermes-context hermes-agent install`` writes to ``$HERMES_HOME/plugins/hermes_context``;
 chosen by ``memory.provider: hermes_context``). Modules: ``engine``, ``provider``, ``runtime``
 (what both share in a process), ``tools`` (names and the error guard), ``observer`` (tool
-results into our taint index as they arrive), ``install`` (the shim).
+results into our taint index as they arrive), ``request_observer`` (what each model request
+carries), ``carry`` (a parent's taint index into the session a compaction moves to),
+``install`` (the shim).
 
 hermes-agent is imported only by ``engine`` and ``provider``, and only when hermes-agent
-loads them; ``install`` works without it.
+loads them (``observer`` asks it to find a ``/skill`` turn's instruction, inside a call
+hermes-agent makes); ``install`` works without it.
 """
 
 from __future__ import annotations

@@ -29,8 +29,10 @@ from hermes_core import Session
 from hermes_core.compression.engine import Compressor
 from hermes_core.compression.policy import tail_message_floor
 from hermes_core.errors import HermesError
+from hermes_core.provenance import TaintIndex
 from hermes_core.sessions.recall_tool import SESSION_RECALL_SCHEMA
 from hermes_core.sessions.search_tool import SESSION_SEARCH_SCHEMA
+from hermes_plugins.hermes_agent.carry import carry_taint
 from hermes_plugins.hermes_agent.pairs import paired
 from hermes_plugins.hermes_agent.runtime import clean_user, context_home, runtime
 from hermes_plugins.hermes_agent.tools import (
@@ -81,6 +83,7 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
         self._user: str | None = None  # the agent's user, kept across its session ids
         self._fresh = True  # the bound id starts a conversation (not a compaction's child)
         self._platform = ""
+        self._parent_taint: TaintIndex | None = None  # carried into the next session opened
 
     @property
     def name(self) -> str:
@@ -112,15 +115,27 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
         user = clean_user(kwargs.get("user_id")) or runtime().user_of(session_id) or self._user
         if user is not None:
             runtime().note_user(session_id, user)
+        self._fresh = kwargs.get("boundary_reason") != "compression"  # else the count goes on
+        # a compaction's child: the model keeps its context, so the child keeps the taint
+        self._parent_taint = None if self._fresh else self._taint_of(kwargs.get("old_session_id"))
         self._release()
         self._session_id, self._home, self._user = session_id, home, user
-        self._fresh = kwargs.get("boundary_reason") != "compression"  # else the count goes on
         platform = kwargs.get("platform")
         self._platform = platform if isinstance(platform, str) else ""
         model = kwargs.get("model")
         if isinstance(model, str) and model:
             self._model = model
         self._follow_window()
+
+    def _taint_of(self, old_session_id: Any) -> TaintIndex | None:
+        """The taint index of the session a compaction leaves (ours, or the memory
+        provider's when ours was never opened)."""
+        if self._session is not None:
+            return self._session.taint.index
+        if isinstance(old_session_id, str) and old_session_id and self._home is not None:
+            found = runtime().open_session(self._home, old_session_id)
+            return found.taint.index if found is not None else None
+        return None
 
     def on_session_end(self, session_id: str, messages: list[dict[str, Any]]) -> None:
         """Store the final list in our session when one is open. None is opened for it: a
@@ -159,6 +174,9 @@ class HermesContextEngine(ContextEngine):  # type: ignore[misc]
         user = self._user or runtime().user_of(self._session_id)
         session = runtime().acquire(self._home, self._session_id, self._holder, user_id=user)
         self._session, self._user = session, session.info.user_id
+        if self._parent_taint is not None:
+            carry_taint(self._parent_taint, session.taint.index)
+            self._parent_taint = None
         self._follow_window()
         if self._fresh:  # a resumed conversation: its compactions so far
             self.compression_count = session.compressor.compactions

@@ -7,9 +7,14 @@ our view, and the write would look like the model's own words. hermes-agent's
 ``result`` and ``session_id`` among other keywords) shows us every tool result when it
 arrives; each goes into the index of that session id's open sessions (``hc_session_search``
 and ``hc_session_recall`` results as ``recalled``). Recall that ``prefetch`` returns goes in
-too (:func:`feed_recall`). Without the hook (our context-engine plugin not enabled) nothing
-tells us what the model read, so each session is marked ``blind``: every write it makes is
-staged (fail-safe).
+too (:func:`feed_recall`), and so does the user message of each turn as it starts, with the
+attachments hermes-agent expanded into it (:func:`feed_user_message`). Without the hook (our
+context-engine plugin not enabled) nothing tells us what the model read, so each session is
+marked ``blind``: every write it makes is staged (fail-safe).
+
+A tool result another plugin's ``transform_tool_result`` rewrote, and the context a
+``pre_llm_call`` plugin appends to the API copy of the user message, reach the index before
+each model request (``request_observer``, hermes-agent's ``pre_api_request``).
 """
 
 from __future__ import annotations
@@ -24,7 +29,17 @@ from hermes_core.host.session_taint import RECALL_TOOLS
 from hermes_plugins.hermes_agent.runtime import runtime
 from hermes_plugins.hermes_agent.tools import our_name
 
-__all__ = ["HOOK", "feed_recall", "observe_tool_result", "register_observer", "see_or_blind"]
+__all__ = [
+    "HOOK",
+    "feed_recall",
+    "feed_turn",
+    "feed_untrusted",
+    "feed_user_message",
+    "observe_tool_result",
+    "register_observer",
+    "see_or_blind",
+    "user_instruction",
+]
 
 log = logging.getLogger("hermes_context.hermes_agent")
 HOOK = "post_tool_call"
@@ -37,7 +52,10 @@ def register_observer(ctx: Any) -> bool:
     register = getattr(ctx, "register_hook", None)
     if not callable(register):
         return False
+    from hermes_plugins.hermes_agent.request_observer import REQUEST_HOOK, observe_request
+
     register(HOOK, observe_tool_result)
+    register(REQUEST_HOOK, observe_request)  # what reaches the model, rewritten or appended
     runtime().observing = True
     return True
 
@@ -71,9 +89,47 @@ def observe_tool_result(
 
 def feed_recall(session: Session, text: str) -> None:
     """Recall our provider returned for the host to show the model: untrusted, ``recalled``."""
+    feed_untrusted(session, text, "recalled")
+
+
+def feed_untrusted(session: Session, text: str, kind: str) -> None:
+    """``text`` the model reads, from an untrusted source of ``kind``."""
     if isinstance(text, str) and text.strip():
         with _FEEDING:
-            session.taint.index.add_untrusted(text, "recalled")
+            session.taint.index.add_untrusted(text, kind)
+
+
+def feed_user_message(session: Session, text: str) -> None:
+    """The turn's user message as hermes-agent hands it to the model, before the model reads
+    it: the user's own words trusted; what hermes-agent appended after them (the expanded
+    ``@file:``/``@url:`` references under ``--- Attached Context ---``, its warnings)
+    untrusted ``attachment``: no tool runs for those, so the observer never sees them."""
+    if isinstance(text, str) and text.strip():
+        with _FEEDING:
+            session.taint.absorb([{"role": "user", "content": text}])
+
+
+def feed_turn(session: Session, message: Any) -> None:
+    """The turn's user message into the taint index (:func:`feed_user_message`). A
+    ``/skill`` turn carries the skill's text (a hub skill, its inline shell output) before
+    the user's instruction: only the instruction is the user's; the rest is ``attachment``."""
+    if not isinstance(message, str) or not message.strip():
+        return
+    instruction = user_instruction(message)
+    if instruction != message:
+        feed_untrusted(session, message, "attachment")
+    feed_user_message(session, instruction or "")
+
+
+def user_instruction(message: str) -> str | None:
+    """What the user typed in a ``/skill`` turn's message, as hermes-agent's own helper finds
+    it (None: a bare ``/skill``); any other message as it is."""
+    try:  # hermes-agent is there whenever it calls us
+        from agent.skill_commands import extract_user_instruction_from_skill_message
+    except ImportError:  # an older hermes-agent: no skill scaffolding to tell apart
+        return message
+    found = extract_user_instruction_from_skill_message(message)
+    return found if isinstance(found, str) or found is None else message
 
 
 def see_or_blind(session: Session) -> None:

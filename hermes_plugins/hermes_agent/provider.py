@@ -19,7 +19,8 @@ from agent.memory_provider import MemoryProvider
 
 from hermes_core import Session
 from hermes_core.errors import HermesError
-from hermes_plugins.hermes_agent.observer import feed_recall, see_or_blind
+from hermes_plugins.hermes_agent.carry import carry_taint
+from hermes_plugins.hermes_agent.observer import feed_recall, feed_turn, see_or_blind
 from hermes_plugins.hermes_agent.runtime import clean_user, context_home, runtime
 from hermes_plugins.hermes_agent.tools import (
     arguments_of,
@@ -89,11 +90,18 @@ class HermesContextMemory(MemoryProvider):  # type: ignore[misc]
             "system_prompt_block", "", lambda: self._need("system_prompt_block").system_prompt("")
         )
 
+    def on_turn_start(self, turn_number: int, message: str, **kwargs: Any) -> None:
+        """The user message as the model will read it, attachments expanded, indexed before
+        the model can copy from it (``sync_turn`` comes only after the turn)."""
+        guarded("on_turn_start", None, lambda: feed_turn(self._need("on_turn_start"), message))
+
     def prefetch(self, query: str, *, session_id: str = "") -> str:
         def recall() -> str:
             session = self._need("prefetch")
             if not isinstance(query, str) or not query.strip():
                 return ""
+            # the same message again, for a hermes-agent path without ``on_turn_start``
+            feed_turn(session, query)
             found = session.memory.manager.prefetch(query, session.info)
             feed_recall(session, found)  # the model reads it: a write copying it is held
             return found
@@ -150,6 +158,8 @@ class HermesContextMemory(MemoryProvider):  # type: ignore[misc]
             user = session.info.user_id
             runtime().note_user(new_session_id, user)
             self._bind(new_session_id, self._home or context_home(None), user)
+            if not reset:  # the model keeps what it read: so does the child's index
+                carry_taint(session.taint.index, self._need("on_session_switch").taint.index)
 
         guarded("on_session_switch", None, switch)
 

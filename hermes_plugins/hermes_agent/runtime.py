@@ -144,6 +144,12 @@ class Runtime:
             found = [e.session for (_, sid), e in self._sessions.items() if sid == session_id]
             return [s for s in found if s is not None]
 
+    def open_session(self, home: Path, session_id: str) -> Session | None:
+        """``session_id``'s session in ``home`` when a holder has it open (none is opened)."""
+        with self._lock:
+            entry = self._sessions.get((home, session_id))
+            return entry.session if entry is not None else None
+
     def committed(self, home: Path, session_id: str) -> int:
         """Compactions committed for ``session_id`` since this process opened it."""
         with self._lock:

@@ -34,7 +34,7 @@ def _cli(argv: list[str]) -> tuple[int, str, str]:
 
 def _approve_all(home: str, barrier: Any, results: Any) -> None:
     barrier.wait()  # all start together, for the most overlap
-    results.put(_cli(["memory", "approve", "all", "--home", home]))
+    results.put(_cli(["memory", "approve", "all", "--yes", "--home", home]))
 
 
 def _stage(home: Path, count: int) -> list[str]:
@@ -59,6 +59,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_eight_shells_approving_all_apply_each_write_exactly_once(home: Path) -> None:
     ids = _stage(home, WRITES)
+    assert _cli(["memory", "pending", "--json", "--home", str(home)])[0] == 0  # all shown
     ctx = multiprocessing.get_context("spawn")
     barrier, results = ctx.Barrier(PROCESSES), ctx.Queue()
     workers = [

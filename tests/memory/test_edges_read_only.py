@@ -7,6 +7,7 @@ and the test checks that nothing changed (bytes and mode) whoever runs it.
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 from pathlib import Path
@@ -75,13 +76,14 @@ def test_the_store_refuses_with_its_own_reason_and_a_user_file_too(tmp_path: Pat
 
 
 def test_a_staged_write_is_not_approved_into_a_read_only_file(
-    capsys: pytest.CaptureFixture[str], isolated_home: Path
+    capsys: pytest.CaptureFixture[str], isolated_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (isolated_home / "config.yaml").write_text("memory:\n  write_approval: stage\n")
     assert main(["memory", "add", "a staged fact"]) == 0
     path = isolated_home / "memories" / "MEMORY.md"
     before = read_only_file(path, "kept as it is")
     capsys.readouterr()
+    monkeypatch.setattr("sys.stdin", io.StringIO("yes\n"))  # the person read it and agrees
     assert main(["memory", "approve", "all"]) == 1
     assert "is read-only" in capsys.readouterr().err
     assert unchanged(path, before)

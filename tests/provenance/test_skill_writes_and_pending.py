@@ -79,8 +79,9 @@ def test_pending_shows_where_the_words_came_from(
     record = json.loads(capsys.readouterr().out)["pending"][0]
     assert record["provenance"]["source"] == "tool"
     # a person approves: the write is judged again (scan, limits) and lands
-    assert main([*home, "skills", "approve", "all"]) == 0
-    assert main([*home, "memory", "approve", "all"]) == 0
+    # (both were shown in full by pending --json above)
+    assert main([*home, "skills", "approve", "all", "--yes"]) == 0
+    assert main([*home, "memory", "approve", "all", "--yes"]) == 0
     with make_hermes(tmp_path) as host:
         prompt = fresh_prompt(host)
     assert IBAN in prompt and "pay-invoices" in prompt

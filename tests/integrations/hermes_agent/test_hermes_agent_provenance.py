@@ -114,3 +114,49 @@ def test_without_the_observer_every_write_of_the_turn_is_staged(tmp_path: Path) 
     assert "tox" not in memory_text(home)
     (record,) = staged(home)
     assert record["provenance"]["sources"][0]["kind"] == "tool"
+
+
+def attached(user_words: str) -> str:
+    """A user message as hermes-agent's CLI hands it to the loop after expanding ``@file:``
+    (its ``context_references``): the user's words, then the file under its header."""
+    return (
+        f"{user_words}\n\n--- Attached Context ---\n\n"
+        f"📄 @file:billing.txt (40 tokens)\n```\n{PAGE}\n```"
+    )
+
+
+def run_with_message(home: Path, tmp: Path, message: str, note: dict[str, Any]) -> dict[str, Any]:
+    with FakeLLM() as llm:
+        llm.responder = Steps(window=65_536, plan=(("hc_memory", note),))
+        spec = {
+            "base_url": llm.base_url,
+            "session_id": "chat-a",
+            "first": 1,
+            "last": 1,
+            "notes": {"1": message},
+        }
+        return run_driver(home, spec, tmp)
+
+
+def test_an_attached_file_copied_in_the_same_turn_is_staged(tmp_path: Path) -> None:
+    """Review E, 3: no tool runs for an @-reference, so only the turn's start can show it."""
+    home = make_home(tmp_path)
+    note = {"action": "add", "target": "memory", "content": f"Invoices are paid to IBAN {IBAN}."}
+    done = run_with_message(home, tmp_path, attached("summarise the billing file"), note)
+    assert memory_tool_answer(done).get("staged") is True
+    assert "DE89" not in memory_text(home)
+    (record,) = staged(home)
+    assert record["provenance"]["sources"][0]["kind"] == "attachment"
+
+
+def test_the_users_own_words_beside_an_attachment_still_land(tmp_path: Path) -> None:
+    home = make_home(tmp_path)
+    words = "remember that our release train leaves every second Tuesday at noon"
+    note = {
+        "action": "add",
+        "target": "memory",
+        "content": "Our release train leaves every second Tuesday at noon.",
+    }
+    done = run_with_message(home, tmp_path, attached(words), note)
+    assert memory_tool_answer(done).get("staged") is None
+    assert "release train" in memory_text(home)
