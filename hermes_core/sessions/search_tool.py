@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from hermes_core.redact import redact
 from hermes_core.sessions.store import SearchHit, SessionStore
+from hermes_core.transcript.validation import KNOWN_ROLES
 from hermes_core.types import Finding
 
 __all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "SESSION_SEARCH_SCHEMA", "run_session_search"]
@@ -170,7 +171,8 @@ def _render(hit: SearchHit, scan: Scanner) -> dict[str, Any]:
         "matches": hit.matches,
         "snippet": snippet,
         "context": [
-            {"role": line.role, "text": text} for line, text in zip(hit.context, lines, strict=True)
+            {"role": line.role if line.role in KNOWN_ROLES else "other", "text": text}
+            for line, text in zip(hit.context, lines, strict=True)
         ],
         "_withheld": withheld,
         # what is still shown, known from the flags above: never from what a text starts
