@@ -15,12 +15,15 @@ from dataclasses import dataclass
 from typing import Final
 
 from hermes_core.secret_shapes.assignments import (
+    ENV_AUTH_ASSIGNMENT,
+    ENV_KEY_ASSIGNMENT,
     LOCAL_PASSWORD_ASSIGNMENT,
     PASSWORD_ASSIGNMENT,
     PASSWORD_WORDS,
     SECRET_ASSIGNMENT,
 )
 from hermes_core.secret_shapes.commands import (
+    AWS_CONFIGURE,
     HTPASSWD,
     MYSQL,
     NET_USE,
@@ -30,14 +33,27 @@ from hermes_core.secret_shapes.commands import (
     PASSWORD_FLAG,
     SLASH_PASSWORD,
     SQLPLUS,
+    SUDO_STDIN,
+    TOKEN_FLAG,
+    USER_SECRETS,
     command_option,
+)
+from hermes_core.secret_shapes.files import (
+    DOCKER_AUTH,
+    KUBE_CLIENT_KEY,
+    PASSWORD_HASH,
+    PGPASS_LINE,
 )
 from hermes_core.secret_shapes.keys import (
     AZURE_KEY,
+    DISCORD_TOKEN,
     ENCODED_URL_PASSWORD,
+    MAILCHIMP_KEY,
     OPENAI_KEY,
     PRIVATE_KEY,
+    TWILIO_KEY,
     URL_PASSWORD,
+    URL_SIGNATURE,
 )
 from hermes_core.secret_shapes.values import START as _START
 from hermes_core.secret_vendors import COMMAND_OPTIONS, VENDOR_SHAPES
@@ -106,6 +122,17 @@ _FLAG_GATE: Final = _Gate(
 )
 _NET_USE_GATE: Final = _Gate(patterns=(re.compile(r"net[ \t]{1,5}use"),))
 _NETRC_GATE: Final = _Gate(patterns=(re.compile(r"password(?:[ \t\r\n]|\\[nrt])"),))
+_ENV_GATE: Final = _Gate(patterns=(re.compile(rf"_(?:auth|key){_GATE_ASSIGN}"),))
+_TOKEN_FLAG_GATE: Final = _Gate(
+    patterns=(re.compile(r"--[a-z0-9-]{0,80}?(?:token|secret|key|bearer)[ \t]"),)
+)
+
+
+def _pattern(gate: str) -> _Gate:
+    """A gate that is one small regex (no capturing group: :mod:`hermes_core.redact` joins
+    every gate into one alternation, where a group would shift the others' numbers)."""
+    return _Gate(patterns=(re.compile(gate),))
+
 
 _SHAPES: Final[tuple[tuple[str, str, _Gate], ...]] = (
     ("private_key", PRIVATE_KEY, _literals("-----begin")),
@@ -116,9 +143,21 @@ _SHAPES: Final[tuple[tuple[str, str, _Gate], ...]] = (
         rf"{_START}eyJ[A-Za-z0-9_-]{{8,2000}}\.eyJ[A-Za-z0-9_-]{{8,4000}}\.[A-Za-z0-9_-]{{0,2000}}",
         _literals("eyj"),
     ),
+    ("twilio_key", TWILIO_KEY, _pattern(r"sk[0-9a-f]{32}")),
+    ("mailchimp_key", MAILCHIMP_KEY, _pattern(r"[0-9a-f]-us[0-9]")),
+    ("discord_token", DISCORD_TOKEN, _pattern(r"\.[a-z0-9_-]{6,7}\.[a-z0-9_-]{27}")),
     ("bearer_token", rf"{_START}Bearer\s{{1,5}}[A-Za-z0-9._~+/=-]{{12,2000}}", _literals("bearer")),
     ("url_password", URL_PASSWORD, _literals("://", ":\\/\\/")),
     ("url_password", ENCODED_URL_PASSWORD, _literals("%3a%2f%2f")),
+    ("url_signature", URL_SIGNATURE, _literals("?sig=", "&sig=", "x-amz-signature=")),
+    ("docker_auth", DOCKER_AUTH, _literals('"auth"', 'auth\\"')),
+    ("kube_client_key", KUBE_CLIENT_KEY, _literals("client-key-data")),
+    ("password_hash", PASSWORD_HASH, _pattern(r":(?:\$(?:apr1|2[abxy]|[1567y]|gy)\$|\{s?sha)")),
+    (
+        "pgpass_password",
+        PGPASS_LINE,
+        _pattern(r":(?:[0-9]{1,5}|\*):[^\s:]{1,100}:[^\s:]{1,100}:"),
+    ),
     ("netrc_password", NETRC, _NETRC_GATE),
     ("cli_password", MYSQL, _literals("mysql", "mariadb")),
     ("cli_password", PASSWORD_FLAG, _FLAG_GATE),
@@ -133,9 +172,15 @@ _SHAPES: Final[tuple[tuple[str, str, _Gate], ...]] = (
     ("cli_password", SLASH_PASSWORD, _literals(" /p:", " /pass:", " /password:")),
     ("cli_password", SQLPLUS, _literals("sqlplus", "sqlldr", "expdp", "impdp", "rman", "dgmgrl")),
     ("azure_key", AZURE_KEY, _literals("accountkey", "sharedaccess")),
+    ("cli_token", TOKEN_FLAG, _TOKEN_FLAG_GATE),
+    ("cli_token", AWS_CONFIGURE, _literals("configure")),
+    ("cli_token", USER_SECRETS, _literals("user-secrets")),
+    ("cli_password", SUDO_STDIN, _literals("sudo")),
     ("secret_assignment", SECRET_ASSIGNMENT, _NAME_GATE),
     ("secret_assignment", PASSWORD_ASSIGNMENT, _PASSWORD_GATE),
     ("secret_assignment", LOCAL_PASSWORD_ASSIGNMENT, _LOCAL_PASSWORD_GATE),
+    ("secret_assignment", ENV_AUTH_ASSIGNMENT, _ENV_GATE),
+    ("secret_assignment", ENV_KEY_ASSIGNMENT, _ENV_GATE),
 )
 
 #: (id, pattern) for the key shapes we refuse to store or send. Order matters: the first

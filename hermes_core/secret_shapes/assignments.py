@@ -7,10 +7,14 @@ import re
 from typing import Final
 
 from hermes_core.secret_shapes.values import BARE as _BARE
+from hermes_core.secret_shapes.values import BARE_END as _BARE_END
+from hermes_core.secret_shapes.values import DOTTED as _DOTTED
 from hermes_core.secret_shapes.values import LETTER as _LETTER
 from hermes_core.secret_shapes.values import NOT_A_VALUE as _NOT_A_VALUE
 
 __all__ = [
+    "ENV_AUTH_ASSIGNMENT",
+    "ENV_KEY_ASSIGNMENT",
     "LOCAL_PASSWORD_ASSIGNMENT",
     "PASSWORD_ASSIGNMENT",
     "PASSWORD_WORDS",
@@ -56,16 +60,18 @@ PASSWORD_WORDS: Final = (
     "kata sandi",  # Indonesian
 )
 _LOCAL_PASSWORD = "|".join(re.escape(word) for word in PASSWORD_WORDS)
-# "pwd" needs a "_", "." or "-" before it and a value that is not a path (the shell's PWD /
-# OLDPWD are directories).
-PWD = r"(?<=[_.-])pwd(?![A-Za-z0-9_.-]{0,60}(?:\\?[\"'])?[ \t]{0,5}[:=][ \t]{0,5}[\"']?[/~])"
+# "pwd" is a name of its own or its last part (``MYSQL_PWD``, ODBC's ``;PWD=``), with a value
+# that is not a path (the shell's PWD is a directory; OLDPWD is another word).
+PWD = r"(?<![A-Za-z0-9])pwd(?![A-Za-z0-9_.-]{0,60}(?:\\?[\"'])?[ \t]{0,5}[:=][ \t]{0,5}[\"']?[/~])"
 # A name holding one of the words below, as a word or inside an identifier. "tokens",
 # "tokenizer" and "token_type" are counts and kinds, not secrets.
 _SECRET_NAME = (
     r"(?i:pass(?:word|wd|phrase)|secret|token(?!s|iz|_?type)|api[_-]?key|access[_-]?key"
     rf"|private[_-]?key|credential|{PWD})"
 )
-_ASSIGN = r"(?::=|=>|==|!=|[:=])"
+# After "==" or "!=" only a quoted value is one: a bare word there is the other side of a
+# comparison (``if token != expected_token:``).
+_ASSIGN = r"(?::=|=>|(?P<cmp>==|!=)|[:=])"
 # The rest of the name is taken whole (lookahead capture = atomic group): no backtracking.
 _SECRET_KEY = (
     rf"{_SECRET_NAME}(?=(?P<rest>[A-Za-z0-9_.-]{{0,60}}))(?P=rest)"
@@ -77,13 +83,14 @@ _AUTH_HEADER = (
 )
 # Quoted: 6+ characters up to the closing quote. Bare: 8+ characters with a letter (so
 # ``max_tokens: 4096``-style numbers pass), taken whole (lookahead capture = atomic group)
-# and not a call (``token = get_token()``). Only the value is redacted; the name stays. A bare
-# value never ends at a ``[REDACTED:`` label: there it was longer before (see ``values.START``).
+# and neither a call (``token = get_token()``), a type (``Optional[str]``) nor a dotted name
+# (``self.token``). Only the value is redacted; the name stays. A bare value never ends at a
+# ``[REDACTED:`` label: there it was longer before (see ``values.START``).
 _SECRET_VALUE = (
     rf"[ \t]{{0,5}}(?:\\?(?P<q>[\"'])(?!{_NOT_A_VALUE})"
     rf"(?P<secret_q>(?:(?!(?P=q))[^\\\r\n]){{6,2000}})"
-    rf"|(?!{_NOT_A_VALUE})(?={_BARE}{{0,2000}}?{_LETTER})"
-    rf"(?=(?P<secret_b>{_BARE}{{8,2000}}))(?P=secret_b)(?!\(|\[REDACTED:))"
+    rf"|(?(cmp)(?!))(?!{_NOT_A_VALUE}|{_DOTTED})(?={_BARE}{{0,2000}}?{_LETTER})"
+    rf"(?=(?P<secret_b>{_BARE}{{8,2000}}))(?P=secret_b){_BARE_END})"
 )
 SECRET_ASSIGNMENT = rf"(?:{_SECRET_KEY}|{_AUTH_HEADER}){_SECRET_VALUE}"
 
@@ -103,15 +110,37 @@ _PLACEHOLDER_WORD = (
 )
 _PASSWORD_VALUE = (
     rf"(?![A-Za-z0-9_.-])(?:\\?[\"'])?[ \t]{{0,5}}"
-    rf"(?:(?P<colon>:)(?!=)|:=|=>|==|!=|=)[ \t]{{0,5}}"
+    rf"(?:(?P<colon>:)(?!=)|:=|=>|(?P<cmp>==|!=)|=)[ \t]{{0,5}}"
     rf"(?:\\?(?P<q>[\"'])(?!{_NOT_A_VALUE}|{_PLACEHOLDER_WORD}\\?(?P=q))"
     rf"(?P<secret_q>(?:(?!(?P=q))[^\\\r\n]){{1,2000}})"
-    rf"|(?!{_NOT_A_VALUE}|{_PLACEHOLDER_WORD}(?!{_BARE}))(?={_BARE}{{0,2000}}?{_LETTER})"
-    rf"(?=(?P<secret_b>{_BARE}{{1,2000}}))(?P=secret_b)(?!\(|\[REDACTED:)"
+    rf"|(?(cmp)(?!))(?!{_NOT_A_VALUE}|{_DOTTED}|{_PLACEHOLDER_WORD}(?!{_BARE}))"
+    rf"(?={_BARE}{{0,2000}}?{_LETTER})(?=(?P<secret_b>{_BARE}{{1,2000}}))(?P=secret_b){_BARE_END}"
     rf"(?(colon)(?![ \t]{{1,5}}(?:{_LETTER}|\[REDACTED:))))"
 )
-# Environment names ending in ``PASS`` or ``_AUTH`` (``SSHPASS``, ``DB_PASS``,
-# ``REDISCLI_AUTH``): capitals only, after a capital, digit or "_" (``compass`` is a word).
-_ENV_PASS = r"(?<=[A-Z0-9_])PASS|(?<=[A-Z0-9]_)AUTH"
+# Environment names whose last part is ``PASS`` (``DB_PASS``, ``ANSIBLE_BECOME_PASS``; and
+# ``SSHPASS``, sshpass's own): capitals only, a whole part (``COMPASS``, ``BYPASS`` are words).
+_ENV_PASS = r"(?:(?<=[A-Z0-9]_)|(?<=SSH))PASS"
 PASSWORD_ASSIGNMENT = rf"(?:(?i:pass(?:word|wd|phrase)|{PWD})|{_ENV_PASS}){_PASSWORD_VALUE}"
 LOCAL_PASSWORD_ASSIGNMENT = rf"(?i:{_LOCAL_PASSWORD}){_PASSWORD_VALUE}"
+
+
+def _random_value(shortest: int) -> str:
+    """A value that looks made, not written: ``shortest``+ characters with a digit and a
+    letter, quoted or bare; not a reference, a path or a dotted name."""
+    body = r"[^\"'\\\s]"
+    return (
+        rf"(?:\\?(?P<q>[\"'])(?!{_NOT_A_VALUE}|/)(?={body}{{0,200}}?[0-9])"
+        rf"(?={body}{{0,200}}?{_LETTER})(?=(?P<secret_q>{body}{{{shortest},2000}}))(?P=secret_q)"
+        rf"(?=\\?(?P=q))"
+        rf"|(?!{_NOT_A_VALUE}|/|{_DOTTED})(?={_BARE}{{0,200}}?[0-9])(?={_BARE}{{0,200}}?{_LETTER})"
+        rf"(?=(?P<secret_b>{_BARE}{{{shortest},2000}}))(?P=secret_b){_BARE_END})"
+    )
+
+
+# Environment names whose last part is ``AUTH`` or ``KEY`` (``REDISCLI_AUTH``, ``NPM_AUTH``,
+# ``SENDGRID_KEY``): capitals only, and a value with a digit and a letter, 8+ characters for
+# a key. These parts also name settings (``MY_AUTH=basic``, ``PRIMARY_KEY=id``,
+# ``SORT_KEY=created_at``, ``SSH_KEY=~/.ssh/id``), which pass.
+_ENV_ASSIGN = r"(?![A-Za-z0-9_.-])(?:\\?[\"'])?[ \t]{0,5}(?::=|=>|[:=])[ \t]{0,5}"
+ENV_AUTH_ASSIGNMENT = rf"(?<=[A-Z0-9]_)AUTH{_ENV_ASSIGN}{_random_value(1)}"
+ENV_KEY_ASSIGNMENT = rf"(?<=[A-Z0-9]_)KEY{_ENV_ASSIGN}{_random_value(8)}"

@@ -7,10 +7,14 @@ from typing import Final
 
 from hermes_core.secret_shapes.values import CLI_WORD as _CLI_WORD
 from hermes_core.secret_shapes.values import FLAG_VALUE as _FLAG_VALUE
+from hermes_core.secret_shapes.values import NOT_A_VALUE as _NOT_A_VALUE
+from hermes_core.secret_shapes.values import REFERENCE as _REFERENCE
 from hermes_core.secret_shapes.values import SHORT_VALUE as _SHORT_VALUE
 from hermes_core.secret_shapes.values import START as _START
+from hermes_core.secret_shapes.values import TOKEN_VALUE as _TOKEN_VALUE
 
 __all__ = [
+    "AWS_CONFIGURE",
     "HTPASSWD",
     "MYSQL",
     "NETRC",
@@ -20,6 +24,10 @@ __all__ = [
     "PASSWORD_FLAG",
     "SLASH_PASSWORD",
     "SQLPLUS",
+    "SUDO_STDIN",
+    "TOKEN_FLAG",
+    "TOKEN_WORD",
+    "USER_SECRETS",
     "command_option",
 ]
 
@@ -61,11 +69,12 @@ _SEPARATORS: Final = {"spaced": r"[ \t]{1,5}(?!-)", "any": r"(?:[ \t]{1,5}(?!-)|
 
 
 def _user_value(separator: str) -> str:
-    """``user<separator>password``, bare or quoted (``'admin:s3 cret'``): the password."""
+    """``user<separator>password``, bare or quoted (``'admin:s3 cret'``): the password; a
+    variable's reference there (``$USER:$TOKEN``) is no password."""
     return (
-        rf"(?:(?P<q>[\"'])[^{separator}\"'\\\r\n]{{0,200}}[{separator}](?!\[REDACTED:)"
-        rf"(?P<secret_q>[^\"'\\\r\n]{{1,200}})(?=(?P=q))"
-        rf"|[^\s{separator}\"'\\]{{0,200}}[{separator}](?!\[REDACTED:)"
+        rf"(?:(?P<q>[\"'])[^{separator}\"'\\\r\n]{{0,200}}[{separator}]"
+        rf"(?!\[REDACTED:|{_REFERENCE})(?P<secret_q>[^\"'\\\r\n]{{1,200}})(?=(?P=q))"
+        rf"|[^\s{separator}\"'\\]{{0,200}}[{separator}](?!\[REDACTED:|{_REFERENCE})"
         rf"(?P<secret_b>[^\s\"'\\]{{1,200}}))"
     )
 
@@ -90,9 +99,10 @@ def command_option(command: str, option: str, separator: str, value: str) -> str
 # ``net use ... /user:u X``, ``/p:X`` and ``/pass:X`` options (xfreerdp, cmdkey), Oracle's
 # ``sqlplus user/X@db``. Words that may hold "\" (Windows paths) are taken whole too.
 _WIN_WORD = r"(?=(?P<w>[^\s\"'`]{1,200}))(?P=w)"
+_PASS_ARG = rf"pass:(?!\[REDACTED:|{_REFERENCE})"
 OPENSSL = (
-    r"(?<![A-Za-z0-9_-])-pass(?:in|out|word)?[ \t]{1,5}(?:(?P<q>[\"'])pass:(?!\[REDACTED:)"
-    r"(?P<secret_q>[^\"'\\\r\n]{1,200})(?P=q)|pass:(?!\[REDACTED:)(?P<secret_b>[^\s\"'`\\]{1,200}))"
+    rf"(?<![A-Za-z0-9_-])-pass(?:in|out|word)?[ \t]{{1,5}}(?:(?P<q>[\"']){_PASS_ARG}"
+    rf"(?P<secret_q>[^\"'\\\r\n]{{1,200}})(?P=q)|{_PASS_ARG}(?P<secret_b>[^\s\"'`\\]{{1,200}}))"
 )
 HTPASSWD = (
     r"(?<![A-Za-z0-9_.-])htpasswd(?=(?:[ \t]{1,5}-[A-Za-z]{1,10}){0,4}?[ \t]{1,5}-[A-Za-z]{0,9}b)"
@@ -113,4 +123,37 @@ SQLPLUS = (
     r"(?<![A-Za-z0-9_.-])(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl)"
     r"(?:[ \t]{1,5}-[A-Za-z]{1,10}){0,4}[ \t]{1,5}[^\s/@\"'\\]{1,100}/(?!\[REDACTED:)"
     r"(?P<secret_b>[^\s/@\"'\\]{1,200})"
+)
+
+# --- Tokens and secrets given to commands -------------------------------------------------------
+# ``--token X``, ``--api-key X``, ``--client-secret X``, ``--auth-token X``, curl's
+# ``--oauth2-bearer X`` (gh, vercel, doctl, heroku, influx, terraform, ...): an option whose
+# last word names a secret, and its argument (see ``values.TOKEN_VALUE``: names and prose pass).
+TOKEN_WORD = r"(?:token|secret|api-?key|(?:access|secret|auth|account|master|license)-key|bearer)"
+TOKEN_FLAG = (
+    rf"(?<![A-Za-z0-9_\]-])--(?!no-)(?:[a-z0-9]{{1,20}}-){{0,3}}{TOKEN_WORD}"
+    rf"[ \t]{{1,5}}(?!-){_TOKEN_VALUE}"
+)
+# ``aws configure set [profile.]aws_secret_access_key X`` (or the session token) and
+# ``dotnet user-secrets set NAME X``: a secret's name, then the secret.
+AWS_CONFIGURE = (
+    r"(?<![A-Za-z0-9_.-])aws[ \t]{1,5}configure[ \t]{1,5}set"
+    rf"(?:[ \t]{{1,5}}--profile[ \t]{{1,5}}{_CLI_WORD})?"
+    r"[ \t]{1,5}(?:[A-Za-z0-9_-]{1,60}\.)?aws_(?:secret_access_key|session_token)"
+    rf"[ \t]{{1,5}}(?!-){_FLAG_VALUE}"
+)
+USER_SECRETS = (
+    r"(?<![A-Za-z0-9_.-])user-secrets[ \t]{1,5}set"
+    r"[ \t]{1,5}(?:\"[^\"\r\n]{1,200}\"|'[^'\r\n]{1,200}'|[^\s\"']{1,200})"
+    rf"[ \t]{{1,5}}(?!-){_FLAG_VALUE}"
+)
+# ``echo PW | sudo -S ...``: sudo reads the password from its input (``-S``, ``--stdin``,
+# also in a cluster such as ``-kS``, among its next five words).
+SUDO_STDIN = (
+    r"(?<![A-Za-z0-9_.-])echo(?:[ \t]{1,5}-[neE]{1,3})?[ \t]{1,5}"
+    rf"(?:(?P<q>[\"'])(?!{_NOT_A_VALUE})(?P<secret_q>[^\"'\\\r\n]{{1,200}})(?P=q)"
+    rf"|(?!{_NOT_A_VALUE})(?=(?P<secret_b>[^\s|;&<>\"'`\\]{{1,200}}))(?P=secret_b))"
+    r"[ \t]{0,5}\|[ \t]{0,5}sudo"
+    r"(?=(?:[ \t]{1,5}[^\s|;&<>]{1,100}){0,5}?[ \t]{1,5}"
+    r"(?:-(?=[A-Za-z]{0,9}S)[A-Za-z]{1,10}|--stdin)(?![A-Za-z-]))"
 )

@@ -1,11 +1,22 @@
 """Key shapes that are not assignments or command lines: PEM private keys, OpenAI and
-Anthropic keys, credentials in URLs, Azure connection-string keys."""
+Anthropic keys, credentials and signatures in URLs, Azure connection-string keys, and vendor
+keys whose prefix is too short for a literal gate (Twilio, Mailchimp, Discord)."""
 
 from __future__ import annotations
 
 from hermes_core.secret_shapes.values import START as _START
 
-__all__ = ["AZURE_KEY", "ENCODED_URL_PASSWORD", "OPENAI_KEY", "PRIVATE_KEY", "URL_PASSWORD"]
+__all__ = [
+    "AZURE_KEY",
+    "DISCORD_TOKEN",
+    "ENCODED_URL_PASSWORD",
+    "MAILCHIMP_KEY",
+    "OPENAI_KEY",
+    "PRIVATE_KEY",
+    "TWILIO_KEY",
+    "URL_PASSWORD",
+    "URL_SIGNATURE",
+]
 
 # --- PEM private keys ------------------------------------------------------------------------
 # The whole block, BEGIN line through END line, when the END line comes within 7,000
@@ -65,4 +76,22 @@ ENCODED_URL_PASSWORD = (
 AZURE_KEY = (
     rf"{_START}(?i:AccountKey|SharedAccessKey|SharedAccessSignature)[ \t]{{0,3}}=[ \t]{{0,3}}"
     r"(?!\[REDACTED:)(?P<secret_b>[^;\s\"'`<>\\]{1,2000})"
+)
+# An Azure SAS signature (``?...&sig=<base64>``) or an S3 presigned URL's
+# ``X-Amz-Signature=<hex>``: whoever holds the URL holds the access, until it expires.
+URL_SIGNATURE = (
+    r"(?<=[?&])(?:sig|(?i:x-amz-signature))=(?!\[REDACTED:)"
+    r"(?P<secret_b>[A-Za-z0-9%+/=_-]{16,2000})"
+)
+
+# --- Short prefixes, with a regex gate ---------------------------------------------------------
+# Twilio API keys: ``SK`` and 32 lower-case hex digits, nothing glued on either side.
+TWILIO_KEY = rf"{_START}SK[0-9a-f]{{32}}(?![A-Za-z0-9_])"
+# Mailchimp API keys: 32 hex digits, then the data centre (``-us21``).
+MAILCHIMP_KEY = rf"{_START}[0-9a-f]{{32}}-us[0-9]{{1,2}}(?![A-Za-z0-9_])"
+# Discord bot tokens: base64 of the bot's id (``M``/``N``/``O`` and 23-27 more, with a digit),
+# a timestamp (6-7), an HMAC (27-40), joined by dots.
+DISCORD_TOKEN = (
+    rf"{_START}[MNO](?=[A-Za-z0-9_-]{{0,26}}[0-9])[A-Za-z0-9_-]{{23,27}}\.[A-Za-z0-9_-]{{6,7}}"
+    r"\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"
 )

@@ -10,13 +10,17 @@ from hermes_core.secret_vendors import START
 
 __all__ = [
     "BARE",
+    "BARE_END",
     "CLI_WORD",
+    "DOTTED",
     "FLAG_VALUE",
     "LETTER",
     "NOT_A_VALUE",
     "PROSE",
+    "REFERENCE",
     "SHORT_VALUE",
     "START",
+    "TOKEN_VALUE",
 ]
 
 # Values that are references, not secrets: ``$FOO``, ``${FOO}``, ``%FOO%``, ``{$env: FOO}``,
@@ -32,6 +36,19 @@ NOT_A_VALUE = (
 )
 BARE = r"[^\s\"'`,;&(){}\[\]<>\\]"
 LETTER = r"[^\W\d_]"  # a letter of any script
+#: Where a bare value may not end: before "(" it is a call (``get_token()``), before "[" a
+#: type (``Optional[str]``) or an index, and never at one of our labels (there it was longer).
+BARE_END = r"(?![(\[])"
+#: A variable's reference where a password would be: ``$TOKEN``, ``${PW}``, ``$(cmd)``,
+#: ``%PW%``. A placeholder filled in later, not a secret.
+REFERENCE = r"(?:\$[{(A-Za-z_]|%[A-Za-z_][A-Za-z0-9_]{0,60}%)"
+#: A dotted name (``self.token``, ``settings.api_key``, ``config.SECRET_KEY``): a bare value
+#: that is an attribute of an object is code, not a secret. The first part holds no digit:
+#: ``hunter2.example`` and ``Summer2024.Secure`` are passwords that happen to hold a dot.
+DOTTED = (
+    r"[A-Za-z_][A-Za-z_]{0,60}(?:\.[A-Za-z_][A-Za-z0-9_]{0,60}){1,8}"
+    r"(?=[\s\"'`,;:()\[\]{}]|$)"
+)
 # A flag's argument, quoted (the quotes' content goes) or bare (taken whole).
 FLAG_VALUE = (
     rf"(?:(?P<q>[\"'])(?!{NOT_A_VALUE})(?P<secret_q>(?:(?!(?P=q))[^\\\r\n]){{1,2000}})(?P=q)"
@@ -46,3 +63,13 @@ PROSE = (
     r"|that|flag|option|prompts?)(?![^\s.,;:!?]))"
 )
 SHORT_VALUE = "(?!" + PROSE + ")" + FLAG_VALUE.replace("{1,2000}", "{1,200}")
+# A token given to an option (``--token X``): 8+ characters holding a digit, or 20+ (an
+# option's argument may be a name: ``--secret my-secret-name`` passes), not prose.
+_TOKEN_BODY = r"[^\"'\\\r\n]"
+TOKEN_VALUE = (
+    rf"(?!{PROSE})(?:(?P<q>[\"'])(?!{NOT_A_VALUE})"
+    rf"(?={_TOKEN_BODY}{{0,200}}?[0-9]|[^\"'\\\s]{{20}})"
+    rf"(?=(?P<secret_q>{_TOKEN_BODY}{{8,2000}}))(?P=secret_q)(?=(?P=q))"
+    rf"|(?!{NOT_A_VALUE})(?={BARE}{{0,200}}?[0-9]|{BARE}{{20}})"
+    rf"(?=(?P<secret_b>{BARE}{{8,2000}}))(?P=secret_b){BARE_END})"
+)
