@@ -10,8 +10,10 @@ holds, so text without them costs nothing.
 
 Bodies are long enough that words and identifiers do not match (``xai-grok-2`` is a model
 name, ``xai-`` plus 20 letters and digits with no "-" is a key). Short or generic prefixes
-whose keys carry no other mark (Voyage ``pa-``, Twilio ``SK``, Fireworks ``fw_``) are left
-out: a prefix of two letters would redact too many ordinary words.
+whose keys carry no other mark (Voyage ``pa-``, Fireworks ``fw_``) are left out: a prefix of
+two letters would redact too many ordinary words. Twilio ``SK`` keys (exactly 32 hex digits),
+Mailchimp keys and Discord bot tokens have a shape beyond their prefix and need a regex gate:
+they are in :mod:`hermes_core.secret_shapes.keys`.
 
 :data:`COMMAND_OPTIONS` is data only: :mod:`hermes_core.secret_shapes` turns each entry into
 a pattern (a command, up to 20 of its words, the option, the password).
@@ -61,7 +63,7 @@ VENDOR_SHAPES: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("google_oauth_token", rf"{START}ya29\.[0-9A-Za-z_-]{{20,2000}}", ("ya29.",)),
     ("google_oauth_secret", rf"{START}GOCSPX-[0-9A-Za-z_-]{{20,200}}", ("gocspx-",)),
     ("huggingface_token", rf"{START}hf_[A-Za-z0-9]{{30,200}}", ("hf_",)),
-    ("npm_token", rf"{START}npm_[A-Za-z0-9]{{36,200}}", ("npm_",)),
+    ("npm_token", rf"{START}npm_[A-Za-z0-9]{{32,200}}", ("npm_",)),
     (
         "gitlab_token",
         rf"{START}gl(?:{'|'.join(_GITLAB)})-[A-Za-z0-9_-]{{20,200}}",
@@ -120,7 +122,8 @@ VENDOR_SHAPES: Final[tuple[tuple[str, str, tuple[str, ...]], ...]] = (
     ("mailgun_key", rf"{START}key-[a-f0-9]{{32}}(?![A-Za-z0-9])", ("key-",)),
     (
         "doppler_token",
-        rf"{START}dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{{30,200}}",
+        # a service token names its config: dp.st.<config>.<key>
+        rf"{START}dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{{1,60}}\.)?[A-Za-z0-9]{{30,200}}",
         ("dp.",),
     ),
     (

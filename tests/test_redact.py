@@ -620,7 +620,9 @@ def _fill(unit: str, size: int = _SIZE) -> str:
 _ALL_GATES = (
     "sk- sk_ rk_ whsec_ ghp_ github_pat_ AKIA xoxb- hooks.slack.com/ AIza ya29. hf_ npm_ eyJ "
     "Bearer :// -----BEGIN authorization token: password: passwort: пароль: password  "
-    "--password  mysql AccountKey SharedAccess "
+    "--password  mysql AccountKey SharedAccess --token sudo configure user-secrets ?sig= "
+    '"auth" client-key-data :$apr1$ a:1:b:c: sk0123456789abcdef0123456789abcdef a-us1 '
+    "A_KEY= A_AUTH= .abcdef.abcdefghijklmnopqrstuvwxyz0 "
 )
 #: Ordinary text of the same size that opens every gate: the baseline.
 PLAIN = _ALL_GATES + _fill("The quick brown fox jumps over the lazy dog; we ran 12 tests. ")
@@ -669,6 +671,21 @@ HOSTILE = {
     "full width": _fill("Ａ"),
     "full-width names": _fill("ｐａｓｓｗｏｒｄ＝"),
     "labels": _fill("[REDACTED:secret_assignment]"),
+    # the shapes of the second review of issue 26 (defects 8 and 9)
+    "token flags": _fill("--a-token "),
+    "token values": "--token " + _fill("a"),
+    "env keys": _fill("A_KEY="),
+    "env key values": "A_KEY=" + _fill("a"),
+    "dotted values": "password = " + _fill("a."),
+    "comparisons": _fill("token != a "),
+    "pgpass fields": _fill("a:1:b:c:"),
+    "pgpass words": _fill("a:1:b:c:d "),
+    "hashes": _fill(":$2y$"),
+    "docker auth": _fill('"auth":"'),
+    "docker auth value": '"auth":"' + _fill("a"),
+    "sudo": _fill("echo a | sudo "),
+    "discord": _fill("M" + "a1" * 12 + "."),
+    "hex runs": _fill("0123456789abcdef"),
 }
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import os
 import sys
 from typing import Any
@@ -29,6 +28,7 @@ from hermes_core.cli.common import (
     check_summarizer_choice,
     open_host,
 )
+from hermes_core.cli.escaped import err, json_text
 from hermes_core.cli.formats_option import (
     FILE_HELP,
     add_format_option,
@@ -166,10 +166,12 @@ def run(args: argparse.Namespace) -> int:
             progress.done()  # stdout may be the same terminal: the line goes first
             write_payload(output, sys.stdout)
             sys.stdout.write("\n")
+    # the report holds text others wrote (a provider's error body in the reason, a plan's
+    # warnings): escaped, so no terminal control in it can act (review 2, defect 7)
     if args.json:
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        print(json_text(report))
     else:
-        print(_report_text(report, args.out, provenance, over=over), file=sys.stderr)
+        err(_report_text(report, args.out, provenance, over=over))
     if result.status == "aborted":
         return EXIT_INPUT
     return EXIT_OVER_LIMIT if over else EXIT_OK

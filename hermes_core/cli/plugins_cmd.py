@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from hermes_core.cli.common import EXIT_OK, open_host, table
+from hermes_core.cli.escaped import json_text, say, visible
 
 
 def register(
@@ -32,20 +32,25 @@ def run(args: argparse.Namespace) -> int:
     finally:
         host.close()
     if args.json:
-        print(json.dumps([r.to_dict() for r in records], indent=2))
+        print(json_text([r.to_dict() for r in records]))
         return EXIT_OK
     if not records:
-        print("no plugins loaded (see `hermes-context plugins --all` for installed ones)")
+        say("no plugins loaded (see `hermes-context plugins --all` for installed ones)")
         return EXIT_OK
+    # names, versions and failure messages come from installed packages: each cell escaped
+    # before the columns are padded, so they stay aligned
     rows = [
         [
-            r.name + (" (external)" if r.external_provider else ""),
-            r.version or "-",
-            r.distribution or "-",
-            r.status,
-            ", ".join(r.hooks) or "-",
+            visible(cell)
+            for cell in (
+                r.name + (" (external)" if r.external_provider else ""),
+                r.version or "-",
+                r.distribution or "-",
+                r.status,
+                ", ".join(r.hooks) or "-",
+            )
         ]
         for r in records
     ]
-    print(table(["name", "version", "distribution", "status", "hooks"], rows))
+    say(table(["name", "version", "distribution", "status", "hooks"], rows))
     return EXIT_OK

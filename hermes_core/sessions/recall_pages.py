@@ -7,6 +7,10 @@ are consecutive windows of :data:`PAGE_CHARS` characters over those segments, so
 who concatenates a segment's slices across pages gets its text back exactly. Redaction and
 the threat screen run on a whole segment before it is cut, so a secret or an injection
 split by a page boundary is still caught.
+
+An item's metadata is stored text too (a message's ``name``, a call's id and function name,
+a result's ``tool_call_id``): it is redacted, cut to :data:`META_CHARS` and read by the
+screens with the segment's text; a role the transcript format does not know is "other".
 """
 
 from __future__ import annotations
@@ -18,9 +22,11 @@ from typing import Any, Final
 
 from hermes_core.redact import redact
 from hermes_core.transcript.parts import part_type
+from hermes_core.transcript.validation import KNOWN_ROLES
 from hermes_core.types import Finding, scan_windows
 
 __all__ = [
+    "META_CHARS",
     "PAGE_CHARS",
     "Segment",
     "page_count",
@@ -33,7 +39,11 @@ __all__ = [
 
 #: characters of recalled text per page (about 2,000 tokens)
 PAGE_CHARS: Final = 8_000
+#: characters of one stored metadata value shown at most (ids and names are short)
+META_CHARS: Final = 256
 _IMAGE_TYPES: Final = frozenset({"image_url", "input_image", "image"})
+#: metadata keys whose values we write ourselves; every other value is stored text
+_OURS: Final = ("ref", "role", "field")
 
 Scanner = Callable[[str], Sequence[Finding]]
 
@@ -66,7 +76,8 @@ def _text_of(value: Any) -> str:
 def segments(message: Mapping[str, Any], ref: str) -> list[Segment]:
     """``message`` as segments: ``content`` (or ``content[i]`` per part of a list) and
     ``tool_calls[k].arguments``; a message with none of these gives one empty ``content``."""
-    base: dict[str, Any] = {"ref": ref, "role": str(message.get("role") or "")}
+    role = message.get("role")
+    base: dict[str, Any] = {"ref": ref, "role": role if role in KNOWN_ROLES else "other"}
     for key in ("tool_call_id", "name"):
         if isinstance(message.get(key), str):
             base[key] = message[key]
@@ -106,18 +117,36 @@ def redact_text(segment: Segment) -> str:
     return redact(_encodable(segment.text))
 
 
+def _meta_text(value: str) -> str:
+    """A stored metadata value redacted (before it is cut: a cut key may pass) and cut."""
+    text = redact(_encodable(value))
+    return text if len(text) <= META_CHARS else text[: META_CHARS - 1] + "…"
+
+
 def screened(segment: Segment, scan: Scanner) -> tuple[Segment, bool]:
-    """The segment redacted, or withheld when the threat scanner flags it; and whether it was."""
-    clean = redact_text(segment)
-    findings = _flags(scan, clean) if clean else []
+    """The segment (metadata and text) redacted, or withheld when the threat scanner flags
+    what the model would read of it; and whether it was."""
+    meta = {
+        key: value if key in _OURS or not isinstance(value, str) else _meta_text(value)
+        for key, value in segment.meta.items()
+    }
+    clean = Segment(meta, redact_text(segment))
+    reading = _read(clean)
+    findings = _flags(scan, reading) if reading else []
     if findings:
-        return _withheld(segment, findings), True
-    return Segment(segment.meta, clean), False
+        return _withheld(clean, findings), True
+    return clean, False
 
 
-def _reading(texts: Sequence[str]) -> str:
-    """Texts as the model reads them in a row (the answer's items follow one another)."""
-    return "\n".join(texts)
+def _read(segment: Segment) -> str:
+    """What the model reads of a segment: its stored metadata values, then its text."""
+    stored = [v for k, v in segment.meta.items() if k not in _OURS and isinstance(v, str)]
+    return "\n".join([*stored, segment.text]) if stored else segment.text
+
+
+def _reading(segments: Sequence[Segment]) -> str:
+    """Segments as the model reads them in a row (the answer's items follow one another)."""
+    return "\n".join(_read(segment) for segment in segments)
 
 
 def _flags(scan: Scanner, text: str) -> list[Finding]:
@@ -125,8 +154,10 @@ def _flags(scan: Scanner, text: str) -> list[Finding]:
 
 
 def _withheld(segment: Segment, findings: Sequence[Finding]) -> Segment:
+    """The notice in the segment's place; of its metadata only what we wrote is kept."""
     ids = ", ".join(sorted({f.pattern_id for f in findings}))
-    return Segment(segment.meta, f"[withheld: it matched the threat scanner ({ids})]")
+    meta = {key: value for key, value in segment.meta.items() if key in _OURS}
+    return Segment(meta, f"[withheld: it matched the threat scanner ({ids})]")
 
 
 def screened_all(found: Sequence[Segment], scan: Scanner) -> tuple[list[Segment], int]:
@@ -143,14 +174,10 @@ def screened_all(found: Sequence[Segment], scan: Scanner) -> tuple[list[Segment]
         out.append(clean)
         shown.append(not blocked)
     for i in range(len(out) - 1):
-        if (
-            shown[i]
-            and shown[i + 1]
-            and (hits := _flags(scan, _reading([out[i].text, out[i + 1].text])))
-        ):
+        if shown[i] and shown[i + 1] and (hits := _flags(scan, _reading(out[i : i + 2]))):
             out[i], out[i + 1] = _withheld(out[i], hits), _withheld(out[i + 1], hits)
             shown[i] = shown[i + 1] = False
-    visible = [s.text for s, ok in zip(out, shown, strict=True) if ok]
+    visible = [s for s, ok in zip(out, shown, strict=True) if ok]
     if len(visible) > 1 and (hits := _flags(scan, _reading(visible))):
         out = [_withheld(s, hits) if ok else s for s, ok in zip(out, shown, strict=True)]
         shown = [False] * len(out)

@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from hermes_core.redact import redact
 from hermes_core.sessions.store import SearchHit, SessionStore
+from hermes_core.transcript.validation import KNOWN_ROLES
 from hermes_core.types import Finding
 
 __all__ = ["DEFAULT_LIMIT", "MAX_LIMIT", "SESSION_SEARCH_SCHEMA", "run_session_search"]
@@ -104,6 +105,8 @@ def run_session_search(
     )
     results = _screen_answer([_render(hit, scan) for hit in hits], scan)
     withheld = sum(r.pop("_withheld") for r in results)
+    for result in results:
+        del result["_visible"]
     answer: dict[str, Any] = {"success": True, "query": query, "note": NOTE, "results": results}
     if withheld:
         answer["withheld"] = withheld
@@ -126,9 +129,9 @@ def _withheld(findings: Sequence[Finding]) -> str:
 
 
 def _reading(texts: Sequence[str]) -> str:
-    """Texts as the model reads them in a row; the store's ``>>match<<`` marks removed, so a
-    marked word cannot break a phrase the scanner knows."""
-    return "\n".join(texts).replace(">>", "").replace("<<", "")
+    """Texts as the model reads them in a row; the store's ``>>match<<`` marks and the ``…``
+    of a cut snippet removed, so neither can break a phrase the scanner knows."""
+    return "\n".join(texts).replace(">>", "").replace("<<", "").replace("…", " ")
 
 
 def _render(hit: SearchHit, scan: Scanner) -> dict[str, Any]:
@@ -160,6 +163,7 @@ def _render(hit: SearchHit, scan: Scanner) -> dict[str, Any]:
         snippet, title = _withheld(found), None
         withheld += len(visible)
         lines = [_withheld(found)] * len(lines)
+        visible = []
     return {
         "session_id": hit.session_id,
         "title": title,
@@ -167,27 +171,26 @@ def _render(hit: SearchHit, scan: Scanner) -> dict[str, Any]:
         "matches": hit.matches,
         "snippet": snippet,
         "context": [
-            {"role": line.role, "text": text} for line, text in zip(hit.context, lines, strict=True)
+            {"role": line.role if line.role in KNOWN_ROLES else "other", "text": text}
+            for line, text in zip(hit.context, lines, strict=True)
         ],
         "_withheld": withheld,
+        # what is still shown, known from the flags above: never from what a text starts
+        # with (stored text may begin with a withheld notice's words)
+        "_visible": visible,
     }
-
-
-def _visible(result: Mapping[str, Any]) -> list[str]:
-    texts = [result["title"] or "", result["snippet"]]
-    texts += [line["text"] for line in result["context"]]
-    return [t for t in texts if t and not t.startswith("[excerpt withheld:")]
 
 
 def _screen_answer(results: list[dict[str, Any]], scan: Scanner) -> list[dict[str, Any]]:
     """The results, or none when the whole answer read in a row is flagged (sessions that
     pass one by one may still hold the two halves of one payload between them)."""
-    texts = [text for result in results for text in _visible(result)]
+    texts = [text for result in results for text in result["_visible"]]
     found = scan(_reading(texts)) if len(results) > 1 and texts else ()
     if not found:
         return results
     for result in results:
-        result["_withheld"] += len(_visible(result))
+        result["_withheld"] += len(result["_visible"])
+        result["_visible"] = []
         result["title"] = None
         result["snippet"] = _withheld(found)
         for line in result["context"]:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import codecs
 import json
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
-from typing import IO, Any
+from typing import IO, Any, Final
 
 from hermes_core.errors import InvalidArgument, TranscriptError
 from hermes_core.transcript.output import check_output_path, output_target, replace_file
@@ -29,6 +30,12 @@ __all__ = [
 
 EXPECTED = 'Expected a JSON list of messages, {"messages": [...]}, or JSON Lines.'
 _EXPECTED_LINE = "Expected one message object per line (JSON Lines)."
+#: What ``json.dumps(..., ensure_ascii=False)`` leaves raw that a terminal acts on (DEL, the
+#: C1 controls, bidi overrides, isolates and marks, line separators): a stream may be one, so
+#: these go to it as ``\u`` escapes (they occur only inside strings: the data is the same).
+_TERMINAL_ACTIVE: Final = re.compile(
+    "[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2028\u2029\u2066-\u2069]"
+)
 
 
 def read_transcript(
@@ -249,7 +256,8 @@ def write_payload(
 ) -> None:
     """Write a transcript in any message format (a list, or a request object such as
     ``{"system": ..., "messages": [...]}``) exactly as `write_transcript` writes a list:
-    atomically, only over a regular file, ``"-"`` for stdout."""
+    atomically, only over a regular file, ``"-"`` for stdout. On a stream (which may be a
+    terminal) the characters a terminal acts on are written as ``\\u`` escapes."""
     if isinstance(dest, (str, os.PathLike)):
         path = os.fspath(dest)
         label = "<stdout>" if path == "-" else path
@@ -259,13 +267,17 @@ def write_payload(
         target = output_target(path, label)
         replace_file(target, _serialise(payload, label, indent).encode("utf-8"), label)
         return
-    text = _serialise(payload, label, indent)
+    text = _TERMINAL_ACTIVE.sub(_code, _serialise(payload, label, indent))
     stream = sys.stdout if path == "-" else dest
     try:
         stream.write(text)  # type: ignore[union-attr]
         stream.flush()  # type: ignore[union-attr]
     except OSError as exc:
         raise TranscriptError(f"{label}: cannot write ({exc.strerror or exc})") from exc
+
+
+def _code(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 def _serialise(payload: list[Any] | Mapping[str, Any], label: str, indent: int | None) -> str:
