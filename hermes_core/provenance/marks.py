@@ -174,5 +174,6 @@ def marks_of(text: str, *, expand: bool = False) -> set[str]:
     for match in _HANDLE.finditer(text):
         if not _is_decorator(text, match.start(), match.end()):
             found.add("handle:" + match.group())
-    found.update("path:" + m.group().rstrip("/") for m in _PATH.finditer(text))
+    # a full stop after a path ends the sentence, as after a host ("see /srv/app/logs.")
+    found.update("path:" + m.group().rstrip(".").rstrip("/") for m in _PATH.finditer(text))
     return found

@@ -4,8 +4,8 @@ user profile.
 Why a gate in front of the handlers: the review model reads a whole conversation, tool output
 and pasted text included, so it can be talked into anything the tools allow. It gets exactly
 two tools (``memory``, ``skill_manage``); any other name is refused, never dispatched. And a
-user-profile fact is saved only with a quote of the user's own words (:mod:`.quotes`); any
-other memory write without one is let through marked unbacked, and the writer stages it. The
+memory write lands only with a quote of the user's own words that backs it (:mod:`.quotes`);
+one without is let through marked unbacked, and the writer stages it for a person. The
 ``quote`` argument exists only in the review's copy of the memory schema and is taken off
 before the memory tool sees the call. Pure functions.
 """
@@ -27,8 +27,8 @@ KIND_TOOLS: Final = {"memory": "memory", "skill": "skill_manage"}
 REVIEW_TOOLS: Final = frozenset(KIND_TOOLS.values())
 _QUOTE_DOC: Final = (
     "The user's own words, copied exactly from one of their messages, that state this fact. "
-    "Required when target is 'user' (without it the fact is not saved); for target 'memory' "
-    "a write without a matching quote is not saved but waits for a person's approval."
+    "Write the fact in the user's wording (negations included): a write without a quote that "
+    "backs it is not saved but waits for a person's approval."
 )
 _ARGUMENTS_MAX: Final = 100_000
 _NOTE_MAX: Final = 400
@@ -53,8 +53,8 @@ def review_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     function = out["function"]
     function["description"] = (
         str(function.get("description", "")) + " In this review, every add or replace must "
-        "carry 'quote', the user's exact words that state it: with target 'user' it is refused "
-        "without one, with target 'memory' it only waits for a person's approval."
+        "carry 'quote', the user's exact words that state it, and say only what they say, in "
+        "their wording: without one it only waits for a person's approval."
     ).strip()
     parameters = function.setdefault("parameters", {"type": "object", "properties": {}})
     properties = parameters.setdefault("properties", {})
@@ -122,10 +122,10 @@ def _backing(op: Mapping[str, Any], book: QuoteBook) -> tuple[int | None, str | 
 
 
 def _memory(arguments: dict[str, Any], book: QuoteBook) -> Verdict:
-    """The quote rule for the memory tool, and the call without its quotes. ``target: user``
-    without a passing quote is refused; ``target: memory`` is let through, backed or not (the
-    writer stages what no quote backs)."""
-    user = arguments.get("target") == "user"
+    """The quote rule for the memory tool, and the call without its quotes. The call is let
+    through, backed or not, for either target: the writer stages what no quote backs, so a
+    person can still approve a user fact the model paraphrased (issue 26: the review "stages
+    the rest")."""
     cleaned = {k: v for k, v in arguments.items() if k != "quote"}
     operations = arguments.get("operations")
     found: list[int] = []
@@ -139,8 +139,6 @@ def _memory(arguments: dict[str, Any], book: QuoteBook) -> Verdict:
                 continue
             at, problem = _backing(op, book)
             if problem is not None:
-                if user:
-                    return _refuse("quote", f"operation {position}: {problem} Nothing was saved.")
                 problems.append(f"operation {position}: {problem}")
             elif at is not None:
                 found.append(at)
@@ -151,8 +149,6 @@ def _memory(arguments: dict[str, Any], book: QuoteBook) -> Verdict:
     else:
         at, problem = _backing(arguments, book)
         if problem is not None:
-            if user:
-                return _refuse("quote", f"{problem} Nothing was saved.")
             problems.append(problem)
         elif at is not None:
             found.append(at)

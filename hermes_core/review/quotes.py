@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from hermes_core.provenance.marks import marks_of
+from hermes_core.review.polarity import negations
 from hermes_core.threats.unicode import nfkc, strip_hidden
 from hermes_core.transcript.appended import (
     APPENDED_HEADERS,
@@ -162,6 +163,19 @@ def _uncarried(fact: str, quote: str) -> str | None:
     )
 
 
+def _turned(fact: str, quote: str) -> str | None:
+    """Why ``fact`` says the opposite of ``quote``, or None: both hold the same number of
+    negations (not, never, don't, nicht, ...), so a note can neither drop one nor add one."""
+    said, saved = negations(quote), negations(normalise(fact))
+    if said == saved:
+        return None
+    return (
+        f"the fact does not keep the quote's polarity: the quote holds {said} negations "
+        f"(not, never, don't, ...) and the fact {saved}. Keep the user's wording, negations "
+        "included."
+    )
+
+
 def _whole(quote: str) -> re.Pattern[str]:
     """``quote`` as a pattern that matches only whole words (CJK has no word edges)."""
     head = "" if _ONE_CJK.match(quote[:1]) else r"(?<!\w)"
@@ -234,7 +248,7 @@ class QuoteBook:
                 "the quote is not in any of the user's messages; copy one passage of their "
                 "words exactly (no paraphrase, no ellipsis)."
             )
-        return _uncarried(fact, wanted) or self.unsaid(fact)
+        return _uncarried(fact, wanted) or _turned(fact, wanted) or self.unsaid(fact)
 
     def unsaid(self, fact: str) -> str | None:
         """Why ``fact`` says more than the user did, or None: every meaningful word (stop
