@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from hermes_core.provenance.marks import marks_of
-from hermes_core.review.polarity import negations
+from hermes_core.review.polarity import turned
 from hermes_core.threats.unicode import nfkc, strip_hidden
 from hermes_core.transcript.appended import (
     APPENDED_HEADERS,
@@ -164,16 +164,11 @@ def _uncarried(fact: str, quote: str) -> str | None:
 
 
 def _turned(fact: str, quote: str) -> str | None:
-    """Why ``fact`` says the opposite of ``quote``, or None: both hold the same number of
-    negations (not, never, don't, nicht, ...), so a note can neither drop one nor add one."""
-    said, saved = negations(quote), negations(normalise(fact))
-    if said == saved:
-        return None
-    return (
-        f"the fact does not keep the quote's polarity: the quote holds {said} negations "
-        f"(not, never, don't, ...) and the fact {saved}. Keep the user's wording, negations "
-        "included."
-    )
+    """Why ``fact`` says the opposite of ``quote``, or None (:func:`.polarity.turned`)."""
+    text = normalise(fact)
+    for word in _CJK_STOP:
+        text = text.replace(word, " ")
+    return turned(text, quote, _topics)
 
 
 def _whole(quote: str) -> re.Pattern[str]:
