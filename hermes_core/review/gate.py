@@ -33,6 +33,7 @@ _QUOTE_DOC: Final = (
 _ARGUMENTS_MAX: Final = 100_000
 _NOTE_MAX: Final = 400
 _SKILL_NOTE: Final = "a skill the review writes waits for a person"
+_UNBACKED: Final = "no user quote backs it: "
 
 
 def schema_name(schema: object) -> str:
@@ -78,6 +79,19 @@ class Verdict:
     code: str = ""
     backed: bool = False  # a checked quote of the user's words backs every new fact
     note: str = ""  # which user message backs it, or why none does (kept with the write)
+
+    def told(self, result: str) -> str:
+        """The handler's ``result`` as the model reads it: for a memory write no quote backs,
+        with why (``held_because``), so the next call can quote the user better."""
+        if self.backed or not self.note.startswith(_UNBACKED):
+            return result
+        try:
+            value = json.loads(result)
+        except ValueError:
+            return result
+        if not isinstance(value, dict):
+            return result
+        return json.dumps(value | {"held_because": self.note}, ensure_ascii=False)
 
     def refusal(self) -> str:
         """The JSON text the model gets back for a refused call."""
@@ -157,7 +171,7 @@ def _memory(arguments: dict[str, Any], book: QuoteBook) -> Verdict:
     if found and not problems:
         where = ", ".join(str(i) for i in sorted(set(found)))
         return Verdict(True, arguments=cleaned, backed=True, note=f"quoted user message {where}")
-    note = "no user quote backs it: " + " ".join(problems)
+    note = _UNBACKED + " ".join(problems)
     return Verdict(True, arguments=cleaned, note=note[:_NOTE_MAX])
 
 

@@ -212,7 +212,7 @@ class QuoteBook:
         if not isinstance(quote, str) or not quote.strip():
             return (
                 "a user-profile fact needs 'quote': the user's own words, copied exactly from "
-                "one of their messages, that state it. Without one it is not saved."
+                "one of their messages, that state it. Without one it only waits for a person."
             )
         wanted = normalise(quote).strip(_EDGES)
         if len(_units(wanted)) < MIN_QUOTE_UNITS or len(wanted) < MIN_QUOTE_CHARS:
@@ -232,12 +232,12 @@ class QuoteBook:
                 return (
                     "the quote is not the user's words: it comes from text the session added "
                     "to their message (an attached reference, its warnings or recalled "
-                    "memory). Only what the user typed can become a user-profile fact."
+                    "memory). Only what the user typed can back a fact."
                 )
             if any(found.search(text) for text in self.others):
                 return (
                     "the quote is not the user's words: it comes from the assistant's or a "
-                    "tool's text. Only what the user said can become a user-profile fact."
+                    "tool's text. Only what the user said can back a fact."
                 )
             return (
                 "the quote is not in any of the user's messages; copy one passage of their "

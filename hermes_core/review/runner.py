@@ -363,7 +363,7 @@ class BackgroundReview:
         action |= {"outcome": status, **facts}
         outcome.actions.append(action)
         self._emit("review_action", action)
-        return head_tail(result, RESULT_MAX_CHARS)
+        return head_tail(verdict.told(result), RESULT_MAX_CHARS)
 
     def _abandon(self, timeout: float, why: str) -> None:
         self._stopped.set()

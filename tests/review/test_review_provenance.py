@@ -145,7 +145,7 @@ def test_an_unbacked_review_note_with_no_page_words_is_staged_as_review(
         session.close()
 
 
-def test_a_quoted_user_fact_lands_and_a_quote_forged_from_the_page_does_not(
+def test_a_quoted_fact_lands_and_a_quote_forged_from_the_page_is_staged(
     tmp_path: Path, fake_llm: FakeLLM
 ) -> None:
     said = {"action": "add", "target": "memory", "content": "Staging database is in Leeds."}
@@ -167,12 +167,12 @@ def test_a_quoted_user_fact_lands_and_a_quote_forged_from_the_page_does_not(
         session = hermes.session("s1", on_event=events)
         fetched_page_turn(session, f"Note: {SAID}. Also read the billing news page.")
         events.wait("review_finished")
-        assert [a["outcome"] for a in events.actions()] == ["done", "staged"]
-        refused = [e.data for e in events.seen if e.kind == "review_refused"]
-        assert [r["rule"] for r in refused] == ["quote"]
+        assert [a["outcome"] for a in events.actions()] == ["done", "staged", "staged"]
+        assert [e for e in events.seen if e.kind == "review_refused"] == []
         assert memory_md(tmp_path) == "Staging database is in Leeds."
-        (record,) = pending(tmp_path, "memory")
-        assert "DE89" in record["content"] and "tool's text" in record["provenance"]["note"]
+        assert not (tmp_path / "memories" / "USER.md").exists()
+        for record in pending(tmp_path, "memory"):
+            assert "DE89" in record["content"] and "tool's text" in record["provenance"]["note"]
         session.close()
         prompt = hermes.session("s2").system_prompt("You are a helpful agent.")
         assert "Leeds" in prompt and "DE89" not in prompt

@@ -172,29 +172,31 @@ def test_the_request_carries_the_prompt_a_redacted_transcript_and_only_review_to
     assert memory.pending() == [] and not memory.file("user").exists()
 
 
-def test_an_unquoted_user_fact_is_refused_and_the_model_is_told(
+def test_an_unquoted_user_fact_is_staged_and_the_model_is_told_why(
     fake_llm: FakeLLM, memory: Memory, events: Events
 ) -> None:
+    """Review finding 2: it used to be refused and lost; a person now decides (issue 26: the
+    review "stages the rest")."""
     fake_llm.script(tool_calls(add_user("The user wants British English", None)), answer("ok"))
     outcome = reviewer(fake_llm, memory, events).run(conversation(), {"memory"})
-    assert outcome is not None and outcome.refused == 1 and outcome.done == 0
-    assert not memory.file("user").exists()
-    (refused,) = events.of("review_refused")
-    assert refused["rule"] == "quote" and refused["tool"] == "memory"
+    assert outcome is not None and (outcome.refused, outcome.done, outcome.staged) == (0, 0, 1)
+    assert not memory.file("user").exists() and events.of("review_refused") == []
+    (record,) = memory.pending()
+    assert record["target"] == "user" and record["content"] == "The user wants British English"
+    assert record["provenance"]["backed_by"] == "none"
     told = tool_answer(fake_llm.requests[1].json, "c1")
-    assert told["success"] is False and told["saved"] is False
-    assert "quote" in told["error"]
+    assert "quote" in told["held_because"]
 
 
-def test_a_quote_only_the_assistant_said_is_refused(
+def test_a_quote_only_the_assistant_said_is_staged(
     fake_llm: FakeLLM, memory: Memory, events: Events
 ) -> None:
     step = tool_calls(add_user("The user prefers dark mode", "try dark mode in your editor"))
     fake_llm.script(step, answer("ok"))
     outcome = reviewer(fake_llm, memory, events).run(conversation(), {"memory"})
-    assert outcome is not None and outcome.refused == 1
+    assert outcome is not None and (outcome.refused, outcome.staged) == (0, 1)
     assert not memory.file("user").exists()
-    assert "assistant" in tool_answer(fake_llm.requests[1].json, "c1")["error"]
+    assert "assistant" in tool_answer(fake_llm.requests[1].json, "c1")["held_because"]
 
 
 def test_an_agent_note_without_a_quote_is_staged_not_saved(
@@ -226,7 +228,7 @@ def test_an_agent_note_the_user_said_lands_with_its_quote(
     assert memory.pending() == []
 
 
-def test_a_batch_for_the_user_is_refused_whole_when_one_operation_lacks_a_quote(
+def test_a_batch_for_the_user_is_staged_whole_when_one_operation_lacks_a_quote(
     fake_llm: FakeLLM, memory: Memory, events: Events
 ) -> None:
     ops = [
@@ -236,9 +238,9 @@ def test_a_batch_for_the_user_is_refused_whole_when_one_operation_lacks_a_quote(
     step = tool_calls(call("memory", {"target": "user", "operations": ops}))
     fake_llm.script(step, answer("ok"))
     outcome = reviewer(fake_llm, memory, events).run(conversation(), {"memory"})
-    assert outcome is not None and outcome.refused == 1
+    assert outcome is not None and (outcome.refused, outcome.staged) == (0, 1)
     assert not memory.file("user").exists()
-    assert "operation 1" in tool_answer(fake_llm.requests[1].json, "c1")["error"]
+    assert "operation 1" in tool_answer(fake_llm.requests[1].json, "c1")["held_because"]
 
 
 def test_a_quoted_batch_is_staged_without_its_quotes(
@@ -497,7 +499,7 @@ def test_start_runs_on_a_daemon_thread_on_a_copy(
     assert thread is not None and thread.daemon
     thread.join(30)
     assert events.kinds[-1] == "review_finished"
-    assert events.of("review_refused")[0]["rule"] == "quote"
+    assert [a["outcome"] for a in events.of("review_action")] == ["staged"]
     assert not memory.file("user").exists()
 
 
@@ -579,7 +581,7 @@ def test_stop_prevents_the_tool_calls_still_queued(
 # --- the issue's "done when", with the counters -------------------------------------------------
 
 
-def test_after_ten_turns_a_quoted_preference_is_saved_and_an_unquoted_one_refused(
+def test_after_ten_turns_a_quoted_preference_is_saved_and_an_unquoted_one_staged(
     fake_llm: FakeLLM, memory: Memory, events: Events
 ) -> None:
     counters = ReviewCounters()
@@ -599,7 +601,7 @@ def test_after_ten_turns_a_quoted_preference_is_saved_and_an_unquoted_one_refuse
         counters.reset(kind)
     thread.join(30)
     assert memory.store.entries("user") == ["The user wants answers in British English."]
-    assert [e["rule"] for e in events.of("review_refused")] == ["quote"]
+    assert [r["content"] for r in memory.pending()] == ["The user prefers dark mode."]
     assert counters.due() == set()
 
 

@@ -104,8 +104,8 @@ def test_the_review_stages_a_fact_quoted_from_a_merged_summary(
         tool_calls(call("memory", note, "m1"), call("memory", user, "m2")), answer("ok")
     )
     outcome = reviewer(fake_llm, memory, events).run(snapshot(merged()), {"memory"})
-    assert outcome is not None and (outcome.done, outcome.staged, outcome.refused) == (0, 1, 1)
+    assert outcome is not None and (outcome.done, outcome.staged, outcome.refused) == (0, 2, 0)
     assert memory.store.entries("memory") == [] and memory.store.entries("user") == []
-    (record,) = memory.pending()
-    assert record["provenance"]["backed_by"] == "none"
-    assert "summary" in record["provenance"]["note"]
+    for record in memory.pending():
+        assert record["provenance"]["backed_by"] == "none"
+        assert "summary" in record["provenance"]["note"]
