@@ -3,11 +3,11 @@
 Why: the backing rule compares meaningful words, and "not", "never", "don't" carry no topic, so
 "please don't delete the backups folder" once backed "User wants the backups folder deleted".
 A negation is a mark of its own, with a scope: the meaningful words after it in its clause.
-The note and the quote must agree in both directions, counted: every negation of the note
-must cover words a negation of the quote covers, and every negation of the quote whose words
-the note uses must be in the note too. A note may leave out a negated clause whole ("keep
-answers short, no preamble" backs "keep answers short"); it may not keep the words and drop
-the negation, nor add one. A few other languages' negations count; French "ne" is left to the
+The note and the user message its quote comes from must agree in both directions, counted:
+every negation of the note must cover words a negation of the message covers, and every
+negation of the message whose words the note uses must be in the note too. A note may leave
+out a negated clause whole ("keep answers short, no preamble" backs "keep answers short"); it
+may not keep the words and drop the negation, nor add one. A few other languages' negations count; French "ne" is left to the
 "pas"/"jamais" after it. Pure; the caller gives normalised text and its stemmer.
 """
 
@@ -57,11 +57,11 @@ def scopes(text: str, topics: Topics) -> list[frozenset[str]]:
     return found
 
 
-def turned(fact: str, quote: str, topics: Topics) -> str | None:
-    """Why ``fact`` does not keep the polarity of ``quote`` (both normalised), or None. The
-    reason gives counts only."""
+def turned(fact: str, message: str, topics: Topics) -> str | None:
+    """Why ``fact`` does not keep the polarity of the user's ``message`` (both normalised),
+    or None. The reason gives counts only."""
     saved = scopes(fact, topics)
-    said = scopes(quote, topics)
+    said = scopes(message, topics)
     used = frozenset(topics(fact))
     relevant = [scope for scope in said if scope & used]  # a negated clause the fact uses
     added = [scope for scope in saved if not any(scope & s for s in said)]
@@ -69,7 +69,8 @@ def turned(fact: str, quote: str, topics: Topics) -> str | None:
     if not added and not dropped and len(saved) == len(relevant):
         return None
     return (
-        f"the fact does not keep the quote's polarity: it holds {len(saved)} negations (not, "
-        f"never, don't, ...) where the quote holds {len(relevant)} about the same words. Keep "
+        f"the fact does not keep the user's polarity: it holds {len(saved)} negations (not, "
+        f"never, don't, ...) where the quoted message holds {len(relevant)} about the same "
+        "words. Keep "
         "the user's wording, negations included."
     )

@@ -163,12 +163,13 @@ def _uncarried(fact: str, quote: str) -> str | None:
     )
 
 
-def _turned(fact: str, quote: str) -> str | None:
-    """Why ``fact`` says the opposite of ``quote``, or None (:func:`.polarity.turned`)."""
+def _turned(fact: str, said: str) -> str | None:
+    """Why ``fact`` turns the negations of ``said`` (the user message its quote is from),
+    or None (:func:`.polarity.turned`)."""
     text = normalise(fact)
     for word in _CJK_STOP:
         text = text.replace(word, " ")
-    return turned(text, quote, _topics)
+    return turned(text, said, _topics)
 
 
 def _whole(quote: str) -> re.Pattern[str]:
@@ -243,7 +244,8 @@ class QuoteBook:
                 "the quote is not in any of the user's messages; copy one passage of their "
                 "words exactly (no paraphrase, no ellipsis)."
             )
-        return _uncarried(fact, wanted) or _turned(fact, wanted) or self.unsaid(fact)
+        said = next(text for text in self.user if found.search(text))
+        return _uncarried(fact, wanted) or _turned(fact, said) or self.unsaid(fact)
 
     def unsaid(self, fact: str) -> str | None:
         """Why ``fact`` says more than the user did, or None: every meaningful word (stop

@@ -68,7 +68,7 @@ def user_md(home: Path) -> str:
     return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
-def test_a_review_after_ten_turns_saves_the_quoted_fact_and_refuses_the_unquoted(
+def test_a_review_after_ten_turns_saves_the_quoted_fact_and_stages_the_unquoted(
     tmp_path: Path, fake_llm: FakeLLM
 ) -> None:
     quoted = {"action": "add", "target": "user", "content": "Wants short answers with no preamble"}
@@ -92,7 +92,9 @@ def test_a_review_after_ten_turns_saves_the_quoted_fact_and_refuses_the_unquoted
         assert "Wants short answers with no preamble" in profile
         assert "night" not in profile
         refused = [e for e in events.seen if e.kind == "review_refused"]
-        assert [e.data["rule"] for e in refused] == ["quote"]
+        assert refused == []  # the unquoted fact waits for a person (issue 26)
+        staged = [p.name for p in (tmp_path / "pending" / "memory").glob("*.json")]
+        assert len(staged) == 1
         request = fake_llm.requests[0].json
         offered = [tool["function"]["name"] for tool in request["tools"]]
         assert offered == ["memory"]  # nothing else: no session_search, no provider tools
