@@ -8,7 +8,8 @@ every negation of the note must cover words a negation of the message covers, an
 negation of the message whose words the note uses must be in the note too. A note may leave
 out a negated clause whole ("keep answers short, no preamble" backs "keep answers short"); it
 may not keep the words and drop the negation, nor add one. A few other languages' negations
-count; French "ne" is left to the "pas"/"jamais" after it. Pure; the caller gives normalised text and its stemmer.
+count; French "ne" is left to the "pas"/"jamais" after it. Pure; the caller gives normalised
+text and its stemmer.
 """
 
 from __future__ import annotations
