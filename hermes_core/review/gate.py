@@ -71,7 +71,7 @@ def review_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
 class Verdict:
     """Whether a call may run; ``arguments`` are what the handler gets (quotes taken off),
     ``reason`` says why not, ``code`` names the rule (``forbidden``, ``not_offered``,
-    ``bad_arguments``, ``quote``)."""
+    ``bad_arguments``)."""
 
     allowed: bool
     arguments: dict[str, Any] = field(default_factory=dict)
