@@ -16,6 +16,7 @@ from test_review_provenance import memory_md, pending
 
 from hermes_core.review import gate
 from hermes_core.review.polarity import negations
+from hermes_core.review.prompt import review_prompt
 from hermes_core.review.quotes import QuoteBook, normalise
 
 SAID = "please don't delete the backups folder on the shared drive"
@@ -133,3 +134,17 @@ def test_a_kept_polarity_backs(book: QuoteBook, quote: str, fact: str) -> None:
 )
 def test_negations_are_counted(text: str, count: int) -> None:
     assert negations(normalise(text)) == count
+
+
+def test_a_negation_elsewhere_in_the_quoted_message_still_counts() -> None:
+    """The quote need not hold the negation: the message it comes from does."""
+    quote = "the shared drive with the backups folder is nearly full"
+    book = QuoteBook([{"role": "user", "content": f"don't delete the backups folder. {quote}"}])
+    problem = book.problem(quote, "Delete the backups folder, the shared drive is full")
+    assert problem is not None and "polarity" in problem
+
+
+def test_the_prompt_asks_for_the_users_wording_negations_included() -> None:
+    text = review_prompt({"memory"})
+    assert "in the user's own wording" in text and "don't" in text
+    assert "is refused and not saved" not in text  # a write no quote backs waits for a person
