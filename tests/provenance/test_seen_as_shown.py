@@ -111,3 +111,29 @@ def test_a_seen_file_of_bare_ids_counts_as_nothing_shown(
     assert isinstance(json.loads(seen.read_text(encoding="utf-8")), dict)
     assert main([*home, "memory", "approve", "all", "--yes"]) == 0
     assert "quarterly planning" in memory_text(tmp_path)
+
+
+class _RewritesThenAgrees:
+    """A terminal where the record is rewritten while the person reads it, then they agree."""
+
+    def __init__(self, record_file: Path) -> None:
+        self.record_file = record_file
+
+    def readline(self) -> str:
+        record = json.loads(self.record_file.read_text(encoding="utf-8"))
+        record["content"] = REWRITTEN
+        self.record_file.write_text(json.dumps(record), encoding="utf-8")
+        return "yes\n"
+
+
+def test_a_record_rewritten_while_the_person_reads_it_stays_staged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pending_id = stage_memory(tmp_path, LONG)
+    record_file = _record_file(tmp_path, "memory", pending_id)
+    monkeypatch.setattr("sys.stdin", _RewritesThenAgrees(record_file))
+    capsys.readouterr()
+    assert main(["--home", str(tmp_path), "memory", "approve", "all"]) == 1
+    assert "changed since it was shown" in capsys.readouterr().err
+    assert IBAN not in memory_text(tmp_path)
+    assert record_file.exists()
