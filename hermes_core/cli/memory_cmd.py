@@ -28,7 +28,7 @@ from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError
 from hermes_core.cli.escaped import err as _err
 from hermes_core.cli.escaped import say as _say
 from hermes_core.cli.escaped import short as _short
-from hermes_core.cli.pending_view import SeenIds, memory_lines
+from hermes_core.cli.pending_view import SeenRecords, memory_lines
 from hermes_core.cli.staged import (
     command,
     escaped_handler,
@@ -221,11 +221,10 @@ def _report(args: argparse.Namespace, result: dict[str, Any]) -> int:
 def run_pending(args: argparse.Namespace) -> int:
     if args.pending_id is not None:
         return _pending_one(args)
-    with _opened(args) as (home, writer):
+    with _opened(args) as (_home, writer):
         records, broken = writer.pending.all()
-    if args.json:  # every record in full: noted as shown
+    if args.json:  # for scripts: not noted as shown (nobody may have read it)
         print_json({"pending": [dataclasses.asdict(r) for r in records], "unreadable": broken})
-        SeenIds(home, "memory").add(r.id for r in records)
         return EXIT_OK
     for pending_id in broken:
         _err(
@@ -264,7 +263,7 @@ def _pending_one(args: argparse.Namespace) -> int:
             record = writer.pending.get(args.pending_id)
         except KeyError as exc:
             raise CommandError(runnable(args, str(exc.args[0] if exc.args else exc))) from None
-        SeenIds(home, "memory").add([record.id])
+        SeenRecords(home, "memory").add([record])
     if args.json:
         print_json(dataclasses.asdict(record))
         return EXIT_OK
@@ -291,7 +290,7 @@ def _age(seconds: float) -> str:
 
 def run_review(args: argparse.Namespace) -> int:
     with _opened(args) as (home, writer):
-        seen = SeenIds(home, "memory")
+        seen = SeenRecords(home, "memory")
         return review_staged(args, writer, "memory", show=memory_lines, seen=seen)
 
 

@@ -3,16 +3,19 @@
 Why: ``approve`` applies a record's whole text, so the person must be able to read all of it
 first: every operation of a batch, the full new text of a skill and what it changes in the
 file there now, and where the words came from. ``pending`` lists records cut to a line;
-``pending ID`` prints one here, and ``approve all`` prints each it would apply. The ids
-printed in full are kept in the home (``pending/<noun>.seen.json``), so ``approve all
---yes`` applies only writes a person was shown, never one staged after they looked.
+``pending ID`` prints one here, and ``approve all`` prints each it would apply. What was
+printed in full is kept in the home (``pending/<noun>.seen.json``): each record's id with a
+digest of the record as shown, so ``approve all --yes`` applies only writes a person was
+shown, as they were shown: never one staged, or changed, after they looked.
 Everything printed goes through :func:`~hermes_core.cli.escaped.say` (escaped).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import difflib
+import hashlib
 import json
 import os
 import tempfile
@@ -25,9 +28,9 @@ from hermes_core.memory.staged import PendingWrite
 from hermes_core.skills.changes import Change, plan
 from hermes_core.skills.pending import PendingSkillWrite
 
-__all__ = ["SeenIds", "memory_lines", "provenance_lines", "skill_lines"]
+__all__ = ["SeenRecords", "digest", "memory_lines", "provenance_lines", "skill_lines"]
 
-#: ids kept in a seen file (the newest): far more than anyone reviews between approvals
+#: records kept in a seen file (the newest): far more than anyone reviews between approvals
 MAX_SEEN: Final = 10_000
 #: lines of a diff printed before it is cut (the rest is summarised, not hidden silently)
 MAX_DIFF_LINES: Final = 2_000
@@ -164,32 +167,51 @@ def _diff(root: Path, path: Path, before: str, after: str) -> list[str]:
     return [f"  {line}" for line in lines]
 
 
-class SeenIds:
-    """The pending ids a person was shown in full in this home (``pending/<noun>.seen.json``)."""
+def digest(record: Any) -> str:
+    """The sha256 of a staged record's canonical JSON (a dataclass): what a person was
+    shown of it, so a record changed after they looked is told apart from the one they saw."""
+    canonical = json.dumps(
+        dataclasses.asdict(record),
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=str,
+    )
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class SeenRecords:
+    """The staged records a person was shown in full in this home, each as ``id: digest``
+    (``pending/<noun>.seen.json``). A file from before digests were kept (a list of bare
+    ids) says nothing about what was shown, so it is read as nothing seen."""
 
     def __init__(self, home: Path, noun: str) -> None:
         self.path = Path(home) / "pending" / f"{noun}.seen.json"
 
-    def ids(self) -> list[str]:
+    def digests(self) -> dict[str, str]:
+        """``{id: digest of the record as shown}``, oldest first."""
         try:
             raw = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            return []
-        if not isinstance(raw, list):
-            return []
-        return [i for i in raw if isinstance(i, str)]
+            return {}
+        if not isinstance(raw, dict):
+            return {}
+        return {k: v for k, v in raw.items() if isinstance(k, str) and isinstance(v, str)}
 
-    def add(self, ids: Iterable[str]) -> None:
-        """Note ``ids`` as shown (kept with the ones before, newest last, capped)."""
-        fresh = [i for i in ids if isinstance(i, str)]
+    def add(self, records: Iterable[Any]) -> None:
+        """Note ``records`` as shown, as they are now (kept with the ones before, newest
+        last, capped)."""
+        fresh = {record.id: digest(record) for record in records}
         if not fresh:
             return
-        kept = [i for i in self.ids() if i not in fresh] + fresh
+        kept = {k: v for k, v in self.digests().items() if k not in fresh}
+        kept.update(fresh)
+        newest = dict(list(kept.items())[-MAX_SEEN:])
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(prefix=".seen-", dir=self.path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(kept[-MAX_SEEN:], out)
+                json.dump(newest, out)
             os.replace(temp, self.path)
         except BaseException:
             Path(temp).unlink(missing_ok=True)

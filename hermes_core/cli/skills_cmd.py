@@ -26,7 +26,7 @@ from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, CommandError, open_host,
 from hermes_core.cli.escaped import err as _err
 from hermes_core.cli.escaped import say as _say
 from hermes_core.cli.escaped import short as _short
-from hermes_core.cli.pending_view import SeenIds, skill_lines
+from hermes_core.cli.pending_view import SeenRecords, skill_lines
 from hermes_core.cli.staged import command, escaped_handler, review_staged, source_label
 from hermes_core.skills.frontmatter import ParsedSkill
 from hermes_core.skills.layout import escape_invisible
@@ -165,10 +165,8 @@ def run_pending(args: argparse.Namespace) -> int:
         return _pending_one(args)
     with _library(args) as library:
         records, broken = library.pending.all()
-        home = _home_of(library)
-    if args.json:  # every record in full: noted as shown
+    if args.json:  # for scripts: not noted as shown (nobody may have read it)
         _json({"pending": [dataclasses.asdict(r) for r in records], "unreadable": broken})
-        SeenIds(home, "skills").add(r.id for r in records)
         return EXIT_OK
     for pending_id in broken:
         _err(f"hermes-context: pending skill write {pending_id} cannot be read; reject it")
@@ -207,7 +205,7 @@ def _pending_one(args: argparse.Namespace) -> int:
         except KeyError as exc:
             raise CommandError(str(exc.args[0] if exc.args else exc), EXIT_INPUT) from None
         lines = skill_lines(record, library.root)
-        SeenIds(_home_of(library), "skills").add([record.id])
+        SeenRecords(_home_of(library), "skills").add([record])
     if args.json:
         _json({**dataclasses.asdict(record), "shown": lines})
         return EXIT_OK
@@ -226,7 +224,7 @@ def _age(seconds: float) -> str:
 
 def run_review(args: argparse.Namespace) -> int:
     with _library(args) as library:
-        seen = SeenIds(_home_of(library), "skills")
+        seen = SeenRecords(_home_of(library), "skills")
 
         def show(record: PendingSkillWrite) -> list[str]:
             return skill_lines(record, library.root)

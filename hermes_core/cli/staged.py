@@ -5,7 +5,7 @@ Why one place: both stores stage writes the same way (a record per write under
 ``all``, is the same: exit 1 when any of them was refused, the reason on stderr. Under
 ``all``, a record another process applied or rejected meanwhile is skipped, not an error:
 eight shells approving everything at once each report only what they applied. ``approve
-all`` applies only records a person was shown in full (:func:`review_staged`).
+all`` applies only records a person was shown in full, as shown (:func:`review_staged`).
 
 Every command printed here (and by the memory commands) is one that works as shown: it
 carries the ``--home`` and ``--config`` the user gave (:func:`command`, :func:`runnable`).
@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, CommandError, config_errors_exit_2
 from hermes_core.cli.escaped import Handler, err, escaped_errors, say
-from hermes_core.cli.pending_view import SeenIds
+from hermes_core.cli.pending_view import SeenRecords, digest
 
 __all__ = [
     "Reviewable",
@@ -110,17 +110,19 @@ def review_staged(
     noun: str,
     *,
     show: Callable[[Any], list[str]] | None = None,
-    seen: SeenIds | None = None,
+    seen: SeenRecords | None = None,
 ) -> int:
     """Apply (``args.review == "approve"``) or drop ``args.pending_id`` (or ``all``).
 
-    ``approve all`` applies only writes a person was shown in full (``show`` prints one;
-    ``seen`` keeps their ids): without ``--yes`` it prints each and asks; with ``--yes`` it
-    applies those shown before (by ``pending ID`` or an earlier ``approve all``) and skips
-    the rest, saying how to see them."""
+    ``approve all`` applies only writes a person was shown in full, as shown (``show``
+    prints one; ``seen`` keeps a digest of each as shown): without ``--yes`` it prints each
+    and asks; with ``--yes`` it applies those shown before (by ``pending ID`` or an earlier
+    ``approve all``) and skips the rest, saying how to see them. A record whose content
+    changed since it was shown is left staged with a message, under both."""
     every = args.pending_id == "all"
     as_json = bool(getattr(args, "json", False))
     unseen: list[str] = []
+    chosen: dict[str, str] | None = None
     if every:
         records = staged.pending.all()[0]
         ids = [record.id for record in records]
@@ -147,6 +149,16 @@ def review_staged(
             err(f"{pending_id}: {message}")
         code = EXIT_INPUT  # a script must not take "some applied" for "all applied"
     for pending_id in ids:
+        if chosen is not None and _changed(staged, pending_id, chosen[pending_id]):
+            message = (
+                "not approved: it changed since it was shown; left staged. See it again with "
+                f"`{command(args, noun_command(noun), 'pending', pending_id)}`"
+            )
+            rows.append({"id": pending_id, "status": "changed", "message": message})
+            if not as_json:
+                err(f"{pending_id}: {message}")
+            code = EXIT_INPUT
+            continue
         row = _review_one(args, staged, pending_id, every=every)
         rows.append(row)
         if row["status"] == "failed":
@@ -169,24 +181,34 @@ def noun_command(noun: str) -> str:
     return "skills" if noun == "skill" else noun
 
 
+def _changed(staged: Reviewable, pending_id: str, shown: str) -> bool:
+    """Whether the record ``pending_id`` is no longer the one shown (digest ``shown``); one
+    gone or unreadable is left for the approval to report."""
+    try:
+        current = staged.pending.get(pending_id)
+    except (KeyError, ValueError):
+        return False
+    return digest(current) != shown
+
+
 def _seen_or_confirmed(
     args: argparse.Namespace,
     records: list[Any],
     noun: str,
     show: Callable[[Any], list[str]],
-    seen: SeenIds,
-) -> set[str] | None:
-    """The ids of ``records`` that ``approve all`` may apply: with ``--yes``, those shown in
-    full before; else each is printed in full now and applied once the person types yes
-    (None: not)."""
+    seen: SeenRecords,
+) -> dict[str, str] | None:
+    """``{id: digest as shown}`` of the records ``approve all`` may apply: with ``--yes``,
+    those shown in full before; else each is printed in full now and applied once the person
+    types yes (None: not)."""
     if getattr(args, "yes", False):
-        return set(seen.ids())
+        return seen.digests()
     out = err if getattr(args, "json", False) else say  # stdout holds the JSON answer
     for record in records:
         for line in show(record):
             out(line)
         out("")
-    seen.add(r.id for r in records)
+    seen.add(records)
     err(f"type yes to approve these {len(records)} {noun} writes: ", end="", flush=True)
     try:
         answer = sys.stdin.readline().strip()
@@ -199,7 +221,7 @@ def _seen_or_confirmed(
             f"`{command(args, group, 'approve', 'all', '--yes')}` applies them (and only them)"
         )
         return None
-    return {r.id for r in records}
+    return {r.id: digest(r) for r in records}
 
 
 def _review_one(

@@ -2,7 +2,8 @@
 a visitor sees, not the markup. Scripts, styles, comments and other non-content elements go,
 and so does every element hidden from a reader (:mod:`hermes_core.references.hidden_html`):
 a page must not slip the model words its visitors never see. Block elements become line
-breaks; entities are decoded; runs of blank lines collapse. Standard library only."""
+breaks, table cells and labels a space (``<td>10</td><td>20</td>`` reads ``10 20``, as laid
+out); entities are decoded; runs of blank lines collapse. Standard library only."""
 
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ _BLOCKS: Final = frozenset(
         "blockquote", "hr", "dt", "dd", "figure", "figcaption", "title",
     }
 )  # fmt: skip
+#: Elements a browser lays out apart on one line: their words must not run together.
+_CELLS: Final = frozenset({"td", "th", "label"})
 #: Elements without content or end tag: never opened on the stack.
 _VOID: Final = frozenset(
     {
@@ -96,6 +99,8 @@ class _Text(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _BLOCKS:
             self.parts.append("\n")
+        elif tag in _CELLS:
+            self.parts.append(" ")
         self.budget.spend(1 + len(attrs))
         first_title = tag == "title" and not self._titled
         if first_title and all(t == "head" or not h for t, h in self.stack):
@@ -132,6 +137,8 @@ class _Text(HTMLParser):
             self._in_title = False
         if tag in _BLOCKS:
             self.parts.append("\n")
+        elif tag in _CELLS:
+            self.parts.append(" ")
         ordinary = tag not in _SPECIAL and tag not in _FORMATTING
         for depth in range(len(self.stack) - 1, -1, -1):
             self.budget.spend(1)

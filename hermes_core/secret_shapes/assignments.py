@@ -72,9 +72,27 @@ _SECRET_NAME = (
 # After "==" or "!=" only a quoted value is one: a bare word there is the other side of a
 # comparison (``if token != expected_token:``).
 _ASSIGN = r"(?::=|=>|(?P<cmp>==|!=)|[:=])"
-# The rest of the name is taken whole (lookahead capture = atomic group): no backtracking.
+# The name is read from the start of its identifier (``identity_token``, not ``token``:
+# up to 200 characters before the secret word), so a value can be compared with it; the rest
+# of the name is taken whole (lookahead capture = atomic group): no backtracking.
+_NAME_START = r"(?<![A-Za-z0-9_])"
+_NAME_PREFIX = r"[A-Za-z0-9_]{0,200}?"
+# A name whose last part is not a secret's (``TOKEN_COMMENT_BEGIN``, ``api_key_help``) names
+# a kind of thing: given prose (``"begin of comment"``), it is an enum or a label.
+_SECRETISH = (
+    r"(?i:pass|pwd|secret|token|key|cred|auth|private|sig|salt|seed|hash|phrase|word|answer"
+    r"|pin|code|value|text|string|data)"
+)
+# Each is a group set exactly when its condition holds (either branch, never skipped: an
+# optional group would be dropped on backtracking and the rule with it).
+_THING_LAST = rf"[A-Za-z0-9_.-]{{0,60}}?[_.-](?!{_SECRETISH})[A-Za-z]{{1,30}}(?![A-Za-z0-9_.-])"
+_NAMES_A_THING = rf"(?:(?={_THING_LAST})(?P<thing>)|(?!{_THING_LAST}))"
+# ``x.type == "lbracket"``, ``node.kind != "string"``: a kind compared, not a secret.
+_KIND_END = r"[._](?i:type|kind)"
+_A_KIND = rf"(?:(?<={_KIND_END})(?P<kind>)|(?<!{_KIND_END}))"
 _SECRET_KEY = (
-    rf"{_SECRET_NAME}(?=(?P<rest>[A-Za-z0-9_.-]{{0,60}}))(?P=rest)"
+    rf"{_NAME_START}(?P<name>{_NAME_PREFIX}{_SECRET_NAME}{_NAMES_A_THING}"
+    rf"(?=(?P<rest>[A-Za-z0-9_.-]{{0,60}}))(?P=rest)){_A_KIND}"
     rf"(?:\\?[\"'])?[ \t]{{0,5}}{_ASSIGN}"
 )
 _AUTH_HEADER = (
@@ -86,10 +104,14 @@ _AUTH_HEADER = (
 # and neither a call (``token = get_token()``), a type (``Optional[str]``) nor a dotted name
 # (``self.token``). Only the value is redacted; the name stays. A bare value never ends at a
 # ``[REDACTED:`` label: there it was longer before (see ``values.START``).
+# A bare value that is the name itself (``password=password``, ``pwd=pwd``,
+# ``self.credentials = credentials``) passes a variable on: code, not a secret.
+_OWN_NAME = rf"(?P=name)(?!{_BARE})"
+_PROSE_VALUE = r"[A-Za-z]{1,30}(?: [A-Za-z]{1,30}){1,12}\\?(?P=q)"
 _SECRET_VALUE = (
-    rf"[ \t]{{0,5}}(?:\\?(?P<q>[\"'])(?!{_NOT_A_VALUE})"
-    rf"(?P<secret_q>(?:(?!(?P=q))[^\\\r\n]){{6,2000}})"
-    rf"|(?(cmp)(?!))(?!{_NOT_A_VALUE}|{_DOTTED})(?={_BARE}{{0,2000}}?{_LETTER})"
+    rf"[ \t]{{0,5}}(?:\\?(?P<q>[\"'])(?!{_NOT_A_VALUE})(?(kind)(?(cmp)(?!)))"
+    rf"(?(thing)(?!{_PROSE_VALUE}))(?P<secret_q>(?:(?!(?P=q))[^\\\r\n]){{6,2000}})"
+    rf"|(?(cmp)(?!))(?!{_NOT_A_VALUE}|{_DOTTED}|{_OWN_NAME})(?={_BARE}{{0,2000}}?{_LETTER})"
     rf"(?=(?P<secret_b>{_BARE}{{8,2000}}))(?P=secret_b){_BARE_END})"
 )
 SECRET_ASSIGNMENT = rf"(?:{_SECRET_KEY}|{_AUTH_HEADER}){_SECRET_VALUE}"
@@ -108,20 +130,30 @@ _PLACEHOLDER_WORD = (
     r"(?i:true|false|null|none|nil|yes|no|on|off|str|string|bytes|int|bool|text|any|object"
     r"|empty|unset|hidden|masked|secret)"
 )
-_PASSWORD_VALUE = (
-    rf"(?![A-Za-z0-9_.-])(?:\\?[\"'])?[ \t]{{0,5}}"
-    rf"(?:(?P<colon>:)(?!=)|:=|=>|(?P<cmp>==|!=)|=)[ \t]{{0,5}}"
-    rf"(?:\\?(?P<q>[\"'])(?!{_NOT_A_VALUE}|{_PLACEHOLDER_WORD}\\?(?P=q))"
-    rf"(?P<secret_q>(?:(?!(?P=q))[^\\\r\n]){{1,2000}})"
-    rf"|(?(cmp)(?!))(?!{_NOT_A_VALUE}|{_DOTTED}|{_PLACEHOLDER_WORD}(?!{_BARE}))"
-    rf"(?={_BARE}{{0,2000}}?{_LETTER})(?=(?P<secret_b>{_BARE}{{1,2000}}))(?P=secret_b){_BARE_END}"
-    rf"(?(colon)(?![ \t]{{1,5}}(?:{_LETTER}|\[REDACTED:))))"
-)
+
+
+def _password_value(own_name: str) -> str:
+    """What follows a password word: an operator and a value (``own_name``: what a bare
+    value may not be, or "" for no such rule)."""
+    return (
+        rf"(?![A-Za-z0-9_.-])(?:\\?[\"'])?[ \t]{{0,5}}"
+        rf"(?:(?P<colon>:)(?!=)|:=|=>|(?P<cmp>==|!=)|=)[ \t]{{0,5}}"
+        rf"(?:\\?(?P<q>[\"'])(?!{_NOT_A_VALUE}|{_PLACEHOLDER_WORD}\\?(?P=q))"
+        rf"(?P<secret_q>(?:(?!(?P=q))[^\\\r\n]){{1,2000}})"
+        rf"|(?(cmp)(?!))(?!{_NOT_A_VALUE}|{_DOTTED}|{_PLACEHOLDER_WORD}(?!{_BARE}){own_name})"
+        rf"(?={_BARE}{{0,2000}}?{_LETTER})(?=(?P<secret_b>{_BARE}{{1,2000}}))(?P=secret_b)"
+        rf"{_BARE_END}(?(colon)(?![ \t]{{1,5}}(?:{_LETTER}|\[REDACTED:))))"
+    )
+
+
 # Environment names whose last part is ``PASS`` (``DB_PASS``, ``ANSIBLE_BECOME_PASS``; and
 # ``SSHPASS``, sshpass's own): capitals only, a whole part (``COMPASS``, ``BYPASS`` are words).
 _ENV_PASS = r"(?:(?<=[A-Z0-9]_)|(?<=SSH))PASS"
-PASSWORD_ASSIGNMENT = rf"(?:(?i:pass(?:word|wd|phrase)|{PWD})|{_ENV_PASS}){_PASSWORD_VALUE}"
-LOCAL_PASSWORD_ASSIGNMENT = rf"(?i:{_LOCAL_PASSWORD}){_PASSWORD_VALUE}"
+PASSWORD_ASSIGNMENT = (
+    rf"{_NAME_START}(?P<name>{_NAME_PREFIX}(?:(?i:pass(?:word|wd|phrase)|{PWD})|{_ENV_PASS}))"
+    rf"{_password_value('|' + _OWN_NAME)}"
+)
+LOCAL_PASSWORD_ASSIGNMENT = rf"(?i:{_LOCAL_PASSWORD}){_password_value('')}"
 
 
 def _random_value(shortest: int) -> str:

@@ -8,6 +8,7 @@ from typing import Final
 from hermes_core.secret_shapes.values import CLI_WORD as _CLI_WORD
 from hermes_core.secret_shapes.values import FLAG_VALUE as _FLAG_VALUE
 from hermes_core.secret_shapes.values import NOT_A_VALUE as _NOT_A_VALUE
+from hermes_core.secret_shapes.values import PROSE as _PROSE
 from hermes_core.secret_shapes.values import REFERENCE as _REFERENCE
 from hermes_core.secret_shapes.values import SHORT_VALUE as _SHORT_VALUE
 from hermes_core.secret_shapes.values import START as _START
@@ -43,10 +44,11 @@ NETRC = (
 # ``--password X``, ``--db-password X``, ``-passphrase X``, keytool's ``-storepass X``: a
 # flag and its argument (``--password=X`` is an assignment; ``--no-password`` and
 # ``--password-file`` are not this). A quoted argument loses what is inside the quotes.
+# Prose naming the flag ("the --username and --password options") gives it no argument.
 PASSWORD_FLAG = (
     r"(?<![A-Za-z0-9_\]-])(?:--(?!no-)(?:[a-z0-9]{1,20}-){0,3}pass(?:word|wd|phrase)"
     r"|-(?:pass(?:word|wd|phrase)|(?:src|dest)?(?:store|key)pass))"
-    rf"[ \t]{{1,5}}(?!-){_FLAG_VALUE}"
+    rf"[ \t]{{1,5}}(?!-|{_PROSE}){_FLAG_VALUE}"
 )
 # The MySQL family takes the password glued to ``-p`` (``mysql -uroot -pSECRET db``; a bare
 # ``-p`` prompts, and the next word is the database). The option is looked for among the next
@@ -96,7 +98,8 @@ def command_option(command: str, option: str, separator: str, value: str) -> str
 
 # Bespoke: ``openssl ... -pass pass:X`` (``-passin``/``-passout``; ``env:``/``file:`` name
 # where it is), ``htpasswd -b[c|n...] [file] user X``, Windows ``net use \\srv\share X`` and
-# ``net use ... /user:u X``, ``/p:X`` and ``/pass:X`` options (xfreerdp, cmdkey), Oracle's
+# ``net use ... /user:u X``, ``/p:X`` and ``/pass:X`` options (xfreerdp, cmdkey; not
+# MSBuild's ``/p:Name=Value``), Oracle's
 # ``sqlplus user/X@db``. Words that may hold "\" (Windows paths) are taken whole too.
 _WIN_WORD = r"(?=(?P<w>[^\s\"'`]{1,200}))(?P=w)"
 _PASS_ARG = rf"pass:(?!\[REDACTED:|{_REFERENCE})"
@@ -118,7 +121,16 @@ NET_USER = (
     rf"(?<![A-Za-z0-9_.-])net[ \t]{{1,5}}use(?:[ \t]{{1,5}}(?!/u(?:ser)?:){_WIN_WORD}){{0,6}}"
     rf"[ \t]{{1,5}}/(?i:u|user):[^\s\"'`]{{1,200}}{_NET_USE_VALUE}"
 )
-SLASH_PASSWORD = rf"(?<=[ \t])/(?i:p|pass|password):(?!\[REDACTED:){_SHORT_VALUE}"
+# MSBuild's ``/p:Name=Value`` (``/p:Configuration=Release``) sets a property, not a password:
+# a name and "=" there is passed over, unless the name itself names a secret
+# (``/p:DbPassword=X`` also loses its value to ``secret_assignment``).
+_MSBUILD_PROPERTY = (
+    r"(?!(?i:[A-Za-z0-9_.-]{0,100}?(?:pass|pwd|secret|token|key|credential)))"
+    r"[A-Za-z_][A-Za-z0-9_.-]{0,100}="
+)
+SLASH_PASSWORD = (
+    rf"(?<=[ \t])/(?i:p|pass|password):(?!\[REDACTED:|{_MSBUILD_PROPERTY}){_SHORT_VALUE}"
+)
 SQLPLUS = (
     r"(?<![A-Za-z0-9_.-])(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl)"
     r"(?:[ \t]{1,5}-[A-Za-z]{1,10}){0,4}[ \t]{1,5}[^\s/@\"'\\]{1,100}/(?!\[REDACTED:)"

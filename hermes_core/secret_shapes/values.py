@@ -57,10 +57,11 @@ FLAG_VALUE = (
 # A command's word, taken whole (lookahead capture = atomic group): no backtracking inside one.
 CLI_WORD = r"(?=(?P<word>[^\s|;&<>\"'`\\]{1,200}))(?P=word)"
 # Prose is not a password: after ``docker login -u bob ... -p``, "when it asks", "with your
-# token" or a ``# comment`` are words, left alone (an English function word as the value).
+# token", "the --password option" or a ``# comment`` are words, left alone (an English
+# function word as the value).
 PROSE = (
     r"(?:#|(?i:and|or|but|the|a|an|to|with|then|when|if|is|for|in|on|of|you|your|it|this"
-    r"|that|flag|option|prompts?)(?![^\s.,;:!?]))"
+    r"|that|flags?|options?|prompts?)(?![^\s.,;:!?]))"
 )
 SHORT_VALUE = "(?!" + PROSE + ")" + FLAG_VALUE.replace("{1,2000}", "{1,200}")
 # A token given to an option (``--token X``): 8+ characters holding a digit, or 20+ (an

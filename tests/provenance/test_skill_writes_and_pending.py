@@ -78,8 +78,13 @@ def test_pending_shows_where_the_words_came_from(
     assert main([*home, "skills", "pending", "--json"]) == 0
     record = json.loads(capsys.readouterr().out)["pending"][0]
     assert record["provenance"]["source"] == "tool"
-    # a person approves: the write is judged again (scan, limits) and lands
-    # (both were shown in full by pending --json above)
+    # a person reads each in full and approves: the write is judged again (scan, limits)
+    # and lands (pending --json is for scripts and marks nothing as shown)
+    for noun in ("skills", "memory"):
+        assert main([*home, noun, "pending", "--json"]) == 0
+        pending_id = json.loads(capsys.readouterr().out)["pending"][0]["id"]
+        assert main([*home, noun, "pending", pending_id]) == 0
+        capsys.readouterr()
     assert main([*home, "skills", "approve", "all", "--yes"]) == 0
     assert main([*home, "memory", "approve", "all", "--yes"]) == 0
     with make_hermes(tmp_path) as host:
