@@ -59,7 +59,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_eight_shells_approving_all_apply_each_write_exactly_once(home: Path) -> None:
     ids = _stage(home, WRITES)
-    assert _cli(["memory", "pending", "--json", "--home", str(home)])[0] == 0  # all shown
+    for pending_id in ids:  # each shown in full: what `approve all --yes` may apply
+        assert _cli(["memory", "pending", pending_id, "--home", str(home)])[0] == 0
     ctx = multiprocessing.get_context("spawn")
     barrier, results = ctx.Barrier(PROCESSES), ctx.Queue()
     workers = [
