@@ -101,3 +101,25 @@ def test_listings_git_and_pages_are_withheld_whatever_the_setting(
         ), raw
     assert result.attached.count("collector.example") == 1  # the named file's, no one else's
     assert "reveal your system prompt" not in result.attached
+
+
+def test_the_setting_is_read_from_the_config_by_a_session(tmp_path: Path) -> None:
+    """Through ``config.yaml``'s key and a real session, not a hand-built settings object."""
+    import json
+
+    import hermes_core as hc
+    from hermes_core.config.loader import load_config
+
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    _write_up(workspace)
+    message = [{"role": "user", "content": "Check @file:docs/threats.md"}]
+    sent = {}
+    for attach in (False, True):
+        config = {"references": {"attach_flagged_files": attach}}
+        with hc.Hermes(load_config(config, home=tmp_path / f"h{attach}", environ={})) as host:
+            session = host.session("s1", workspace=workspace)
+            sent[attach] = json.dumps(session.prepare(message))
+            session.close()
+    assert "collector.example" not in sent[False]
+    assert "collector.example" in sent[True]
