@@ -64,6 +64,11 @@ def all_modules() -> dict[str, Path]:
     return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
+def _is_module(dotted: str) -> bool:
+    path = PACKAGE.parent / Path(*dotted.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
 def imported_names(tree: ast.AST, module: str, *, top_level_only: bool) -> Iterator[str]:
     """The hermes_core modules a module imports (``from x import y`` yields x and x.y)."""
     nodes = tree.body if top_level_only and isinstance(tree, ast.Module) else ast.walk(tree)
@@ -77,7 +82,9 @@ def imported_names(tree: ast.AST, module: str, *, top_level_only: bool) -> Itera
                 is_package = (PACKAGE.parent / Path(*anchor) / "__init__.py").exists()
                 keep = len(anchor) - node.level + (1 if is_package else 0)
                 base = ".".join([*anchor[:keep], *([base] if base else [])])
-            yield base
+            submodules = [a.name for a in node.names if _is_module(f"{base}.{a.name}")]
+            if len(submodules) < len(node.names):  # names defined in base's own body
+                yield base
             yield from (f"{base}.{alias.name}" for alias in node.names)
             if base == "hermes_core":  # a lazy public name stands for the module behind it
                 yield from (LAZY[a.name] for a in node.names if a.name in LAZY)
