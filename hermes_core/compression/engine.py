@@ -26,6 +26,7 @@ from hermes_core.compression.hooks import (
 )
 from hermes_core.compression.in_flight import in_flight_problems
 from hermes_core.compression.invariants import check_invariants
+from hermes_core.compression.metered import metered_hooks
 from hermes_core.compression.plan import Plan, plan_span
 from hermes_core.compression.proactive import proactive_outcome
 from hermes_core.compression.progress import ending_notice, started_notice
@@ -34,7 +35,7 @@ from hermes_core.compression.prune_stop import PruneStop
 from hermes_core.compression.references import ArchiveRefs, check_refs
 from hermes_core.compression.result import STILL_OVER, CompressionResult, EventSink, outcome
 from hermes_core.compression.summary_step import SummaryStep, previous_summary, summarize_step
-from hermes_core.compression.summary_usage import SummarizerUsage, metered_hooks
+from hermes_core.compression.summary_usage import SummarizerUsage
 from hermes_core.compression.trigger import as_settings
 from hermes_core.compression.window import Window, choose_window, superseded_in_head
 from hermes_core.config.settings import Settings
