@@ -15,12 +15,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Final
+from functools import partial
+from typing import TYPE_CHECKING, Final
 
 __all__ = ["SECRET_PATTERNS", "looks_like_secret", "redact"]
 
-from hermes_core.secret_shapes import _SHAPES, SECRET_PATTERNS, _Gate
+from hermes_core.secret_shapes import _SHAPES, _Gate, pattern_at
 from hermes_core.secret_vendors import _AWS_CANDIDATE, _AWS_SECRET, AWS_SECRET_ID, _random_looking
+
+if TYPE_CHECKING:  # at run time, from hermes_core.secret_shapes by __getattr__
+    from hermes_core.secret_shapes import SECRET_PATTERNS
 
 # Full-width ASCII and the ideographic space, mapped one character for one to ASCII; also the
 # four letters that case-blind matching takes for ASCII ones (dotted and dotless i, long s,
@@ -40,15 +44,26 @@ def _ascii_folded(text: str) -> str:
     return text.translate(_TO_ASCII) if _FOLDABLE.search(text) else text
 
 
-#: (pattern, label, check of a match or None, gate), in SECRET_PATTERNS order; the bare AWS
-#: secret last, so an assignment's value (``aws_secret_access_key = ...``) keeps its own id.
-_RULES: Final[tuple[tuple[str, re.Pattern[str], Callable[[str], bool] | None, _Gate], ...]] = (
+#: (id, its compiled pattern, check of a match or None, gate), in SECRET_PATTERNS order; the
+#: bare AWS secret last, so an assignment's value (``aws_secret_access_key = ...``) keeps its
+#: own id. A pattern is compiled when its gate first opens: most never are in a process.
+_Rule = tuple[str, Callable[[], re.Pattern[str]], Callable[[str], bool] | None, _Gate]
+_RULES: Final[tuple[_Rule, ...]] = (
     *(
-        (pattern_id, pattern, None, gate)
-        for (pattern_id, pattern), (_id, _text, gate) in zip(SECRET_PATTERNS, _SHAPES, strict=True)
+        (pattern_id, partial(pattern_at, i), None, gate)
+        for i, (pattern_id, _text, gate) in enumerate(_SHAPES)
     ),
-    (AWS_SECRET_ID, _AWS_SECRET, _random_looking, _Gate(folded=_AWS_CANDIDATE)),
+    (AWS_SECRET_ID, lambda: _AWS_SECRET, _random_looking, _Gate(folded=_AWS_CANDIDATE)),
 )
+
+
+def __getattr__(name: str) -> object:
+    """``SECRET_PATTERNS`` (see :mod:`hermes_core.secret_shapes`), compiled on first access."""
+    if name == "SECRET_PATTERNS":
+        from hermes_core import secret_shapes
+
+        return secret_shapes.SECRET_PATTERNS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _any_gate() -> re.Pattern[str]:
@@ -68,9 +83,7 @@ _FOLDED_GATES: Final = tuple(
 )
 
 
-def _open_rules(
-    folded: str,
-) -> list[tuple[str, re.Pattern[str], Callable[[str], bool] | None, _Gate]]:
+def _open_rules(folded: str) -> list[_Rule]:
     """The rules whose gates ``folded`` opens, in order; [] for most text."""
     lowered = folded.lower()
     if len(folded) <= _SHORT_TEXT and _ANY_GATE.search(lowered) is None:
@@ -128,7 +141,8 @@ def _substitute(
 def looks_like_secret(text: str) -> str | None:
     """The id of the first key shape found in ``text``, or ``None``."""
     folded = _ascii_folded(text)
-    for pattern_id, pattern, check, _gate in _open_rules(folded):
+    for pattern_id, compiled, check, _gate in _open_rules(folded):
+        pattern = compiled()
         if check is None:
             if pattern.search(folded):
                 return pattern_id
@@ -145,6 +159,6 @@ def redact(text: str) -> str:
     twice gives the same text.
     """
     folded = _ascii_folded(text)
-    for pattern_id, pattern, check, _gate in _open_rules(folded):
-        text, folded = _substitute(pattern, f"[REDACTED:{pattern_id}]", check, text, folded)
+    for pattern_id, compiled, check, _gate in _open_rules(folded):
+        text, folded = _substitute(compiled(), f"[REDACTED:{pattern_id}]", check, text, folded)
     return text
