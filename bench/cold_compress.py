@@ -21,8 +21,12 @@ Each process gets an empty home and no API keys; bytecode is written and one war
 is discarded, so no side pays for compiling sources. Medians of ``--runs``; the ratios are
 ours / reference (the stubbed one), within one run on one machine.
 
+With ``--before DIR`` (another checkout, e.g. ``git archive`` of an older commit) its one-shot
+and CLI run in the same rotation, shown on a ``before`` line under each size.
+
 Usage: python bench/cold_compress.py [--turns 50 200 1000 4000] [--runs 5] [--data-dir DIR]
            [--reference PYTHON]   (an interpreter with hermes-agent==0.19.0; default: this one)
+           [--before DIR]
 """
 
 from __future__ import annotations
@@ -66,6 +70,7 @@ with open(sys.argv[2], "w", encoding="utf-8") as f:
 """
 
 SIDES = ("ours one-shot", "ours CLI", "reference", "reference, no provider")
+BEFORE = ("before one-shot", "before CLI")  # with --before DIR: another checkout's code
 
 
 def _transcript(turns: int, data_dir: Path) -> Path:
@@ -83,9 +88,9 @@ def _transcript(turns: int, data_dir: Path) -> Path:
 
 
 def _command(side: str, path: Path, out: Path, reference: str) -> list[str]:
-    if side == "ours one-shot":
+    if side.endswith("one-shot"):
         return [sys.executable, "-c", OURS, str(path), str(out)]
-    if side == "ours CLI":
+    if side.endswith("CLI"):
         return [
             sys.executable,
             "-m",
@@ -104,8 +109,9 @@ def _command(side: str, path: Path, out: Path, reference: str) -> list[str]:
     return [reference, "-c", REFERENCE, str(path), str(out), mode]
 
 
-def _environment(home: Path, side: str) -> dict[str, str]:
-    """An empty home, no keys, bytecode on; ours imported from this checkout."""
+def _environment(home: Path, side: str, before: Path | None) -> dict[str, str]:
+    """An empty home, no keys, bytecode on; ours imported from this checkout (``before``
+    sides from the ``--before`` one)."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
@@ -114,15 +120,19 @@ def _environment(home: Path, side: str) -> dict[str, str]:
     }
     if side.startswith("ours"):
         env["PYTHONPATH"] = str(REPO)
+    elif side.startswith("before") and before is not None:
+        env["PYTHONPATH"] = str(before)
     return env
 
 
-def _run(side: str, path: Path, out: Path, reference: str, home: Path) -> tuple[float, int]:
+def _run(
+    side: str, path: Path, out: Path, reference: str, home: Path, *, before: Path | None
+) -> tuple[float, int]:
     """Wall seconds of one fresh process and the number of messages it wrote."""
     started = time.perf_counter()
     done = subprocess.run(
         _command(side, path, out, reference),
-        env=_environment(home, side),
+        env=_environment(home, side, before),
         cwd=home,
         capture_output=True,
         text=True,
@@ -135,20 +145,24 @@ def _run(side: str, path: Path, out: Path, reference: str, home: Path) -> tuple[
     return seconds, len(json.loads(out.read_text(encoding="utf-8")))
 
 
-def _measure(path: Path, runs: int, reference: str) -> dict[str, tuple[float, int]]:
+def _measure(
+    path: Path, runs: int, reference: str, before: Path | None
+) -> dict[str, tuple[float, int]]:
     """Median seconds and messages kept per side; the order rotates from run to run."""
-    times: dict[str, list[float]] = {side: [] for side in SIDES}
+    sides = SIDES + (BEFORE if before else ())
+    times: dict[str, list[float]] = {side: [] for side in sides}
     kept: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="cold-compress-") as tmp:
         for run in range(runs + 1):  # run 0 warms bytecode and the page cache: discarded
-            order = SIDES[run % len(SIDES) :] + SIDES[: run % len(SIDES)]
+            order = sides[run % len(sides) :] + sides[: run % len(sides)]
             for side in order:
-                home = Path(tmp) / f"home-{run}-{SIDES.index(side)}"
+                home = Path(tmp) / f"home-{run}-{sides.index(side)}"
                 home.mkdir()
-                seconds, kept[side] = _run(side, path, home / "out.json", reference, home)
+                out = home / "out.json"
+                seconds, kept[side] = _run(side, path, out, reference, home, before=before)
                 if run:
                     times[side].append(seconds)
-    return {side: (statistics.median(times[side]), kept[side]) for side in SIDES}
+    return {side: (statistics.median(times[side]), kept[side]) for side in sides}
 
 
 def main() -> int:
@@ -157,6 +171,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--data-dir", type=Path, default=REPO / "bench" / "out")
     parser.add_argument("--reference", default=sys.executable, metavar="PYTHON")
+    parser.add_argument("--before", type=Path, metavar="DIR", help="a checkout to time as well")
     args = parser.parse_args()
     paths = {turns: _transcript(turns, args.data_dir.resolve()) for turns in args.turns}
     print(f"fresh processes, median wall time of {args.runs} runs (after one warm-up), ms")
@@ -169,7 +184,7 @@ def main() -> int:
     worst = 0.0
     for turns, path in paths.items():
         count = len(json.loads(path.read_text(encoding="utf-8")))
-        figures = _measure(path, args.runs, args.reference)
+        figures = _measure(path, args.runs, args.reference, args.before)
         ours, cli, ref, real = (figures[side][0] for side in SIDES)
         worst = max(worst, ours / ref, cli / ref)
         kept = f"{figures['ours one-shot'][1]}/{figures['reference'][1]}"
@@ -178,6 +193,13 @@ def main() -> int:
             f"{real * 1e3:>13.0f}{ours / ref:>13.2f}x{cli / ref:>8.2f}x{kept:>17}",
             flush=True,
         )
+        if args.before:
+            old, old_cli = figures["before one-shot"][0], figures["before CLI"][0]
+            print(
+                f"{'':>6}{'before':>7}{old * 1e3:>10.0f}{old_cli * 1e3:>8.0f}{'':>21}"
+                f"{old / ref:>13.2f}x{old_cli / ref:>8.2f}x",
+                flush=True,
+            )
     print(f"worst ratio ours / reference: {worst:.2f}x (goal: at most 1.00x at every size)")
     return 0
 

@@ -66,30 +66,53 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _any_gate() -> re.Pattern[str]:
-    """One alternation of every gate's literals and patterns, for short text: there, one
-    regex search beats a Python-level test per rule (for long text the plain ``in`` tests
-    win, see above)."""
-    parts = [re.escape(literal) for rule in _RULES for literal in rule[3].literals]
-    parts += [pattern.pattern for rule in _RULES for pattern in rule[3].patterns]
-    return re.compile("|".join(dict.fromkeys(parts)))
+def _gate_index() -> tuple[dict[str, int], tuple[tuple[re.Pattern[str], int], ...]]:
+    """Each distinct gate literal and gate pattern with the bit mask of the rules it opens,
+    so each is looked for once per text however many rules share it."""
+    literals: dict[str, int] = {}
+    patterns: dict[tuple[str, int], tuple[re.Pattern[str], int]] = {}
+    for i, rule in enumerate(_RULES):
+        for literal in rule[3].literals:
+            literals[literal] = literals.get(literal, 0) | 1 << i
+        for pattern in rule[3].patterns:
+            key = (pattern.pattern, pattern.flags)
+            found, bits = patterns.get(key, (pattern, 0))
+            patterns[key] = (found, bits | 1 << i)
+    return literals, tuple(patterns.values())
 
 
-_ANY_GATE: Final = _any_gate()
-#: Up to this many characters, :data:`_ANY_GATE` screens the text first.
-_SHORT_TEXT: Final = 400
-_FOLDED_GATES: Final = tuple(
-    rule for rule in _RULES if rule[3].folded is not None or rule[3].non_ascii is not None
+_LITERAL_BITS, _PATTERN_BITS = _gate_index()
+#: The rules with a folded or non-ASCII gate, tested one by one (two of them).
+_OTHER_GATES: Final = tuple(
+    (i, rule[3])
+    for i, rule in enumerate(_RULES)
+    if rule[3].folded is not None or rule[3].non_ascii is not None
 )
 
 
 def _open_rules(folded: str) -> list[_Rule]:
-    """The rules whose gates ``folded`` opens, in order; [] for most text."""
+    """The rules whose gates ``folded`` opens, in order; [] for most text.
+
+    The same rules as testing each rule's gate in turn (:meth:`_Gate.opens`), found with one
+    ``in`` test per distinct literal and one search per distinct gate pattern, skipped once
+    every rule it could open is open: about 5x fewer Python steps a text."""
     lowered = folded.lower()
-    if len(folded) <= _SHORT_TEXT and _ANY_GATE.search(lowered) is None:
-        # no literal or pattern gate opens: only the folded and non-ASCII gates may
-        return [rule for rule in _FOLDED_GATES if rule[3].opens(lowered, folded)]
-    return [rule for rule in _RULES if rule[3].opens(lowered, folded)]
+    mask = 0
+    for literal, bits in _LITERAL_BITS.items():
+        if literal in lowered:
+            mask |= bits
+    for pattern, bits in _PATTERN_BITS:
+        if bits & ~mask and pattern.search(lowered) is not None:
+            mask |= bits
+    for i, gate in _OTHER_GATES:
+        if not mask >> i & 1 and gate.opens(lowered, folded):
+            mask |= 1 << i
+    rules: list[_Rule] = []
+    while mask:
+        low = mask & -mask
+        rules.append(_RULES[low.bit_length() - 1])
+        mask ^= low
+    return rules
 
 
 def _may_hold_secret(text: str) -> bool:
@@ -151,6 +174,13 @@ def looks_like_secret(text: str) -> str | None:
     return None
 
 
+#: Redactions of short texts already done: a fallback summary redacts the same short texts
+#: (names, arguments, first lines) again and again, about 60% repeats. Bounded; cleared when full.
+_DONE: dict[str, str] = {}
+_DONE_MAX_CHARS: Final = 1_000
+_DONE_MAX_ENTRIES: Final = 4_096
+
+
 def redact(text: str) -> str:
     """``text`` with every recognised secret replaced by ``[REDACTED:<id>]``.
 
@@ -158,7 +188,17 @@ def redact(text: str) -> str:
     passwords, Azure keys) only the value goes (``DB_PASSWORD=[REDACTED:...]``). Redacting
     twice gives the same text.
     """
+    short = len(text) <= _DONE_MAX_CHARS
+    if short:
+        done = _DONE.get(text)
+        if done is not None:
+            return done
+    original = text
     folded = _ascii_folded(text)
     for pattern_id, compiled, check, _gate in _open_rules(folded):
         text, folded = _substitute(compiled(), f"[REDACTED:{pattern_id}]", check, text, folded)
+    if short:
+        if len(_DONE) >= _DONE_MAX_ENTRIES:
+            _DONE.clear()
+        _DONE[original] = text
     return text
