@@ -174,11 +174,12 @@ def looks_like_secret(text: str) -> str | None:
     return None
 
 
-#: Redactions of short texts already done: a fallback summary redacts the same short texts
-#: (names, arguments, first lines) again and again, about 60% repeats. Bounded; cleared when full.
-_DONE: dict[str, str] = {}
-_DONE_MAX_CHARS: Final = 1_000
-_DONE_MAX_ENTRIES: Final = 4_096
+#: Short texts already found to hold no secret: a fallback summary redacts the same short texts
+#: (names, arguments, first lines) again and again, about 60% repeats. Text that held a secret is
+#: not kept (no secret outlives its call here). Bounded; cleared when full.
+_CLEAN: set[str] = set()
+_CLEAN_MAX_CHARS: Final = 1_000
+_CLEAN_MAX_ENTRIES: Final = 4_096
 
 
 def redact(text: str) -> str:
@@ -188,17 +189,15 @@ def redact(text: str) -> str:
     passwords, Azure keys) only the value goes (``DB_PASSWORD=[REDACTED:...]``). Redacting
     twice gives the same text.
     """
-    short = len(text) <= _DONE_MAX_CHARS
-    if short:
-        done = _DONE.get(text)
-        if done is not None:
-            return done
+    short = len(text) <= _CLEAN_MAX_CHARS
+    if short and text in _CLEAN:
+        return text
     original = text
     folded = _ascii_folded(text)
     for pattern_id, compiled, check, _gate in _open_rules(folded):
         text, folded = _substitute(compiled(), f"[REDACTED:{pattern_id}]", check, text, folded)
-    if short:
-        if len(_DONE) >= _DONE_MAX_ENTRIES:
-            _DONE.clear()
-        _DONE[original] = text
+    if short and text is original:
+        if len(_CLEAN) >= _CLEAN_MAX_ENTRIES:
+            _CLEAN.clear()
+        _CLEAN.add(text)
     return text
