@@ -75,3 +75,16 @@ def test_index_opens_the_rules_each_gate_opens(source: str) -> None:
         assert _indexed(text) == expected, text[:200]
         opened += bool(expected)
     assert opened  # the corpus does open gates, so the comparison means something
+
+
+def test_only_texts_without_a_secret_are_remembered() -> None:
+    """Short texts that held no secret are remembered (repeats skip the gates); a text that
+    held one never is, so no secret outlives its call in the module."""
+    secret = "export OPENAI_API_KEY=sk-proj-" + "a1B2c3D4" * 6
+    clean = "ran the tests: 12 passed in 0.41s"
+    for _ in range(2):
+        assert redaction.redact(clean) == clean
+        assert "[REDACTED:" in redaction.redact(secret)
+    assert clean in redaction._CLEAN
+    assert secret not in redaction._CLEAN
+    assert not any("sk-proj-" in text for text in redaction._CLEAN)
