@@ -4,14 +4,20 @@ Thin on purpose: the patterns, scopes and normalisation live in :mod:`hermes_cor
 so they can be used and tested without a host. The hook runs last, after any third-party
 scanner; every scanner's findings are collected (policy ``fail_closed``), so adding a
 scanner can only add findings.
+
+The catalog and its model load on the first scan, not on import: registering the default
+plugins (every host, every ``compress``) must not pay for a scanner it may never call.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hermes_core.markers import hookimpl
 from hermes_core.plugins import PluginContext
-from hermes_core.threats import scan
-from hermes_core.types import Finding
+
+if TYPE_CHECKING:
+    from hermes_core.types import Finding
 
 PLUGIN_NAME = "threat_scanner"
 
@@ -25,4 +31,6 @@ class ThreatScannerPlugin:
     @hookimpl(trylast=True)
     def scan_threat(self, content: str, scope: str) -> list[Finding]:
         """The built-in findings for ``content`` in ``scope``; an unknown scope raises."""
+        from hermes_core.threats import scan  # first scan: compress never pays for the catalog
+
         return scan(content, scope, plugin=PLUGIN_NAME)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from hermes_core.secret_shapes.assignments import (
     ENV_AUTH_ASSIGNMENT,
@@ -183,10 +183,28 @@ _SHAPES: Final[tuple[tuple[str, str, _Gate], ...]] = (
     ("secret_assignment", ENV_KEY_ASSIGNMENT, _ENV_GATE),
 )
 
-#: (id, pattern) for the key shapes we refuse to store or send. Order matters: the first
-#: match names the shape, and ``private_key`` goes first so a key body is gone before other
-#: shapes look at it; ``secret_assignment`` goes last so a known key keeps its own id. A
-#: pattern with ``secret_q`` / ``secret_b`` groups loses only that group's text.
-SECRET_PATTERNS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = tuple(
-    (pattern_id, re.compile(pattern)) for pattern_id, pattern, _gate in _SHAPES
-)
+#: Sources of the compiled patterns, compiled on first use by :func:`pattern_at` (a redaction
+#: opens a few gates, so most of the ~100 patterns are never compiled in a process).
+_COMPILED: list[re.Pattern[str] | None] = [None] * len(_SHAPES)
+if TYPE_CHECKING:  # at run time, built by __getattr__ on first access
+    SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...]
+
+
+def pattern_at(index: int) -> re.Pattern[str]:
+    """The compiled pattern of ``_SHAPES[index]``, compiled once (a race compiles it twice,
+    to the same effect)."""
+    pattern = _COMPILED[index]
+    if pattern is None:
+        pattern = _COMPILED[index] = re.compile(_SHAPES[index][1])
+    return pattern
+
+
+def __getattr__(name: str) -> object:
+    """``SECRET_PATTERNS``: (id, pattern) for the key shapes we refuse to store or send, every
+    pattern compiled on first access. Order matters: the first match names the shape, and
+    ``private_key`` goes first so a key body is gone before other shapes look at it;
+    ``secret_assignment`` goes last so a known key keeps its own id. A pattern with
+    ``secret_q`` / ``secret_b`` groups loses only that group's text."""
+    if name == "SECRET_PATTERNS":
+        return tuple((shape[0], pattern_at(i)) for i, shape in enumerate(_SHAPES))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

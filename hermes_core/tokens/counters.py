@@ -169,15 +169,20 @@ class BpeLoader:
         """``{token bytes: rank}`` parsed from the verified file.
 
         Every one-shot caller (the CLI) pays this once per process, so the 200,000 lines are
-        split in one call and decoded with ``map`` (about 30% faster than a per-line loop)."""
+        split in one call and decoded with ``map``. The ranks are not parsed: in both files the
+        sha256 pins, line ``i`` holds rank ``i`` (tests/tokens prove it line by line), so they
+        are ``range(n)``; the first and last ranks are still checked (about 25% faster)."""
         import binascii
 
         data = self.read_bytes(name)
         fields = data.split()  # "token rank" lines: tokens at even, ranks at odd positions
+        tokens = fields[0::2]
+        last = str(len(tokens) - 1).encode()
+        if len(fields) != 2 * len(tokens) or fields[1:2] != [b"0"] or fields[-1] != last:
+            raise TokenizerError(f"malformed BPE data for {name}: ranks are not 0 to {last!r}")
         try:
-            tokens, numbers = map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2])
-            ranks = dict(zip(tokens, numbers, strict=True))  # a line without its rank raises
-        except ValueError as exc:  # binascii.Error too; unreachable once the hash matched
+            ranks = dict(zip(map(binascii.a2b_base64, tokens), range(len(tokens)), strict=True))
+        except ValueError as exc:  # binascii.Error; unreachable once the hash matched
             raise TokenizerError(f"malformed BPE data for {name}: {exc}") from exc
         return ranks
 
