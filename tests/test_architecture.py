@@ -50,6 +50,24 @@ FLOORS: dict[str, int] = {
     "__main__": 6,
 }
 MAX_ROOT_MODULES = 12
+#: Debt, not design; the list may only shrink. A session and its parts name the Hermes host that
+#: made them (``TYPE_CHECKING`` only) while the host makes sessions (a lazy import). To break it:
+#: a Protocol of what a session uses of its host, in a module below both.
+KNOWN_CYCLES: list[list[str]] = [
+    [
+        f"hermes_core.host.{m}"
+        for m in (
+            "absorb",
+            "compaction",
+            "hermes",
+            "session",
+            "session_memory",
+            "session_review",
+            "session_skills",
+            "undo",
+        )
+    ]
+]
 LAZY: dict[str, str] = dict(__import__("hermes_core")._LAZY)
 
 
@@ -62,6 +80,11 @@ def module_name(path: Path) -> str:
 
 def all_modules() -> dict[str, Path]:
     return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _is_module(dotted: str) -> bool:
+    path = PACKAGE.parent / Path(*dotted.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
 
 
 def imported_names(tree: ast.AST, module: str, *, top_level_only: bool) -> Iterator[str]:
@@ -77,7 +100,9 @@ def imported_names(tree: ast.AST, module: str, *, top_level_only: bool) -> Itera
                 is_package = (PACKAGE.parent / Path(*anchor) / "__init__.py").exists()
                 keep = len(anchor) - node.level + (1 if is_package else 0)
                 base = ".".join([*anchor[:keep], *([base] if base else [])])
-            yield base
+            submodules = [a.name for a in node.names if _is_module(f"{base}.{a.name}")]
+            if len(submodules) < len(node.names):  # names defined in base's own body
+                yield base
             yield from (f"{base}.{alias.name}" for alias in node.names)
             if base == "hermes_core":  # a lazy public name stands for the module behind it
                 yield from (LAZY[a.name] for a in node.names if a.name in LAZY)
@@ -136,13 +161,18 @@ def test_the_check_fails_on_an_upward_import() -> None:
     assert upward_imports("hermes_core.host.hermes", "import hermes_core.memory\n") == []
 
 
-def _module_graph() -> dict[str, set[str]]:
-    modules = all_modules()
+def _module_graph(sources: dict[str, str] | None = None) -> dict[str, set[str]]:
+    """Who imports whom, counting every import: inside functions and under ``TYPE_CHECKING``
+    too (a circle through a lazy import is still a circle between two ideas). The root
+    ``hermes_core/__init__`` is left out: it only names its public things lazily."""
+    if sources is None:
+        sources = {n: p.read_text(encoding="utf-8") for n, p in all_modules().items()}
     graph: dict[str, set[str]] = {}
-    for name, path in modules.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        targets = set(imported_names(tree, name, top_level_only=True))
-        graph[name] = {t for t in targets if t in modules and t != name}
+    for name, source in sources.items():
+        if name == "hermes_core":
+            continue
+        targets = set(imported_names(ast.parse(source), name, top_level_only=False))
+        graph[name] = {t for t in targets if t in sources and t not in (name, "hermes_core")}
     return graph
 
 
@@ -187,14 +217,42 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def _package_cycle(component: list[str]) -> bool:
-    """A package's ``__init__`` re-exporting its own submodules is not a cycle at run time."""
-    return all(m.startswith(component[0] + ".") or m == component[0] for m in component)
-
-
 def test_no_import_cycle_between_modules() -> None:
-    cycles = [c for c in _cycles(_module_graph()) if not _package_cycle(c)]
-    assert cycles == []
+    """The one allowance is in :func:`imported_names`: ``from package import submodule``
+    depends on the submodule, not on the package's ``__init__`` (which has run already), so a
+    package re-exporting its submodules is no circle. Anything else is: move the shared piece
+    into a lower module, or pass a callable."""
+    cycles = _cycles(_module_graph())
+    assert [c for c in cycles if c not in KNOWN_CYCLES] == []
+    assert [c for c in KNOWN_CYCLES if c not in cycles] == [], "broken: delete it from the list"
+
+
+def test_the_cycle_check_sees_a_lazy_circle() -> None:
+    """A circle closed only by an import inside a function, or under TYPE_CHECKING, is found."""
+    sources = {
+        "hermes_core.x.a": "from hermes_core.x.b import thing\n",
+        "hermes_core.x.b": "def later():\n    from hermes_core.x.a import other\n",
+        "hermes_core.x.c": "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from hermes_core.x.a import other\n",
+        "hermes_core.x.d": "from hermes_core.x.c import thing\n",
+    }
+    assert _cycles(_module_graph(sources)) == [["hermes_core.x.a", "hermes_core.x.b"]]
+    sources["hermes_core.x.a"] += "from hermes_core.x.d import more\n"
+    assert _cycles(_module_graph(sources)) == [
+        ["hermes_core.x.a", "hermes_core.x.b", "hermes_core.x.c", "hermes_core.x.d"]
+    ]
+
+
+def test_a_package_importing_its_submodules_is_no_circle() -> None:
+    """The allowance: a submodule reaching a sibling through ``from package import sibling``."""
+    package = "hermes_core.threats"
+    assert package + ".catalog" in all_modules()  # the real package, so _is_module can see it
+    source = "from hermes_core.threats import decode\n"
+    assert set(imported_names(ast.parse(source), package + ".learned", top_level_only=False)) == {
+        package + ".decode"
+    }
+    named = "from hermes_core.threats import scan_text_of_the_package_body\n"
+    assert package in set(imported_names(ast.parse(named), package + ".x", top_level_only=False))
 
 
 def test_the_cycle_finder_finds_one() -> None:

@@ -18,7 +18,8 @@ from hermes_core.compression.guard import CompressionGuard
 from hermes_core.compression.result import CompressionResult, outcome
 
 if TYPE_CHECKING:
-    from hermes_core.compression.engine import Compressor
+    # the engine's base, not the engine: importing the engine here made a circle
+    from hermes_core.compression.trigger import CompressionTrigger as Compressor
 
 __all__ = ["EARLY_MIN_SAVING", "Attempt", "settle", "snapshot"]
 

@@ -17,7 +17,7 @@ from hermes_core.compression import arguments, early, policy
 from hermes_core.compression import state as persisted
 from hermes_core.compression.arguments import check_compressor_arguments, check_flag, check_messages
 from hermes_core.compression.assemble import SYSTEM_ROLES, assemble, is_summary_message
-from hermes_core.compression.guidance import Guidance, summary_extra
+from hermes_core.compression.guidance import Guidance
 from hermes_core.compression.hooks import (
     CompressionHooks,
     SummarizeFn,
@@ -26,30 +26,27 @@ from hermes_core.compression.hooks import (
 )
 from hermes_core.compression.in_flight import in_flight_problems
 from hermes_core.compression.invariants import check_invariants
-from hermes_core.compression.plan import Plan, plan_span
 from hermes_core.compression.proactive import proactive_outcome
 from hermes_core.compression.progress import ending_notice, started_notice
 from hermes_core.compression.prune import prune_tool_results
-from hermes_core.compression.prune_stop import PruneStop
 from hermes_core.compression.references import ArchiveRefs, check_refs
 from hermes_core.compression.result import STILL_OVER, CompressionResult, EventSink, outcome
-from hermes_core.compression.summary_step import SummaryStep, previous_summary, summarize_step
-from hermes_core.compression.summary_usage import SummarizerUsage, metered_hooks
+from hermes_core.compression.summary_stage import SummaryStage
+from hermes_core.compression.summary_usage import SummarizerUsage
 from hermes_core.compression.trigger import as_settings
-from hermes_core.compression.window import Window, choose_window, superseded_in_head
+from hermes_core.compression.window import choose_window, superseded_in_head
 from hermes_core.config.settings import Settings
 from hermes_core.errors import InvalidMessages
 from hermes_core.tokens.table import CostTable, primed
 from hermes_core.transcript.messages import is_real_user_message, turn_groups
 from hermes_core.transcript.validation import validate_messages
-from hermes_core.types import SummaryContext
 
 log = logging.getLogger("hermes_context.compression")
 Message = dict[str, Any]
 
 
 @arguments.checked_methods  # set_model, note_overflow, should_compress, count, clock...: checked
-class Compressor(PruneStop):
+class Compressor(SummaryStage):
     """Keeps one conversation under its token budget; holds the anti-thrash state.
 
     ``summarizer``: ``None``/``"auto"`` (the configured LLM when there is one, else the
@@ -358,42 +355,3 @@ class Compressor(PruneStop):
         result.summarizer = summary.summarizer
         result.reason = result.reason or summary.fallback_reason()
         return result
-
-    def _summarize(
-        self,
-        source: list[Message],
-        working: list[Message],
-        window: Window,
-        usage: SummarizerUsage,
-        stats: dict[str, Any],
-        *,
-        use_llm: bool,
-        optional: bool = False,
-    ) -> tuple[SummaryStep, Plan]:  # the plan (compression/plan.py) steered the summary
-        notes = self.hooks.pre_compress(source[window.middle.start : window.middle.stop])
-        plan = plan_span(self.hooks, source, working, window, guidance=self._guidance, stats=stats)
-        step = summarize_step(
-            hooks=metered_hooks(self.hooks, usage),
-            guard=self.guard,
-            middle=plan.middle,  # the plan's marks applied (compression/plan.py)
-            middle_original=plan.original,
-            # only a summary the transcript still carries: an older one from this object
-            # may belong to a transcript the host has since replaced
-            previous=previous_summary(source[: window.tail_start]),
-            budget_tokens=policy.summary_budget(self.context_length),
-            context=SummaryContext(
-                model=self.model,
-                context_length=self.context_length,
-                extra=summary_extra(notes, self._guidance),
-            ),
-            count_text=self.counter.count_text,
-            abort_on_failure=self.settings.compression.abort_on_summary_failure,
-            max_ledger_chars=self._plan_ledger(self._costs, working, window, stats),
-            unreachable_falls_back=self.unreachable_falls_back,
-            use_llm=use_llm and bool(plan.middle),  # all kept or dropped: no call for nothing
-            optional=optional,
-        )
-        if step.failure is not None and step.abort_reason is None:
-            kind, detail = step.failure
-            self._emit("compression_failed", layer="fallback", kind=kind, reason=detail)
-        return step, plan

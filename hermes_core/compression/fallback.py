@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Final
 
-from hermes_core.compression.anchor_extract import ask_text
 from hermes_core.compression.anchors import (
     DEFAULT_LEDGER_CHARS,
     AnchorLedger,
     extract_anchors,
     split_summary,
 )
+from hermes_core.compression.anchors.message import ask_text
 from hermes_core.compression.tool_results import loads_shared
 from hermes_core.redact import redact
 from hermes_core.transcript.messages import (

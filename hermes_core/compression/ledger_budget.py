@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Final
 
-from hermes_core.compression.anchor_items import DEFAULT_LEDGER_CHARS, ledger_bound
+from hermes_core.compression.anchors.items import DEFAULT_LEDGER_CHARS, ledger_bound
 
 __all__ = [
     "CHARS_PER_TOKEN",

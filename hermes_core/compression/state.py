@@ -36,7 +36,8 @@ from hermes_core.compression.guard import (
 from hermes_core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from hermes_core.compression.engine import Compressor
+    # the engine's base, not the engine: importing the engine here made a circle
+    from hermes_core.compression.trigger import CompressionTrigger as Compressor
 
 __all__ = ["STATE_VERSION", "export_state", "restore_state"]
 

@@ -14,13 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from hermes_core.compression.hooks import CompressionHooks, SummarizeFn
-from hermes_core.types import SummaryContext
-
-__all__ = ["SummarizerUsage", "metered", "metered_hooks", "metering", "record_summarizer_call"]
+__all__ = ["SummarizerUsage", "metering", "record_summarizer_call"]
 
 CountMessages = Callable[[Sequence[Mapping[str, Any]]], int]
 
@@ -113,34 +110,3 @@ def record_summarizer_call(
     meter = _current.get()
     if meter is not None:
         meter.add(sent, usage)
-
-
-def metered(summarize: SummarizeFn, usage: SummarizerUsage) -> SummarizeFn:
-    """``summarize`` recording into ``usage``; one call with the handed input if it records
-    nothing itself (the previous summary counts as one more message of input)."""
-
-    def call(
-        messages: Sequence[Mapping[str, Any]],
-        previous_summary: str | None,
-        budget_tokens: int,
-        context: SummaryContext,
-    ) -> str | None:
-        before = usage.calls
-        try:
-            with metering(usage):
-                return summarize(messages, previous_summary, budget_tokens, context)
-        finally:
-            if usage.calls == before:
-                handed = list(messages)
-                if previous_summary:
-                    handed.append({"role": "user", "content": previous_summary})
-                usage.add(handed)
-
-    return call
-
-
-def metered_hooks(hooks: CompressionHooks, usage: SummarizerUsage) -> CompressionHooks:
-    """``hooks`` with its summariser (if any) recording into ``usage``."""
-    if hooks.summarize is None:
-        return hooks
-    return replace(hooks, summarize=metered(hooks.summarize, usage))

@@ -44,6 +44,11 @@ def as_settings(config: Settings | Mapping[str, Any] | None) -> Settings:
 class CompressionTrigger:
     """When to compress one conversation (the :class:`Compressor` adds how)."""
 
+    #: set by the engine (compression/engine.py); declared here so that state.py and early.py,
+    #: which sit below the engine, can name what they save and roll back without importing it
+    compactions: int
+    previous_summary: str | None
+
     def __init__(
         self,
         settings: Settings,

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from hermes_core.errors import InvalidMessages
-from hermes_core.tokens.costs import message_digest
+from hermes_core.transcript.identity import message_digest
 
 __all__ = [
     "FORMATS",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_core.errors import NotAMessage
-from hermes_core.tokens.costs import message_digest
+from hermes_core.transcript.identity import message_digest
 
 __all__ = ["Mark", "extends", "mark_of"]
 

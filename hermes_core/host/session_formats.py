@@ -38,7 +38,7 @@ from hermes_core.formats.model import (
     stamp,
 )
 from hermes_core.formats.rewrites import rewritten_from
-from hermes_core.tokens.costs import message_digest
+from hermes_core.transcript.identity import message_digest
 
 __all__ = ["HostFormat", "host_format"]
 

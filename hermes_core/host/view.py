@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hermes_core.sessions.store import StoredMessage
-from hermes_core.tokens.costs import message_digest
+from hermes_core.transcript.identity import message_digest
 from hermes_core.transcript.messages import to_wire
 
 __all__ = ["ActiveView", "api_content_of", "sent_form"]

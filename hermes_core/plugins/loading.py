@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_core.errors import MissingExtraError, PluginLoadError
 
 if TYPE_CHECKING:
-    from hermes_core.plugins.manager import PluginContext
+    from hermes_core.plugins.context import PluginContext
 
 ENTRY_POINT_GROUP = "hermes_context.plugins"
 OWN_DISTRIBUTION = "hermes-context"

@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from hermes_core.errors import (
 )
 from hermes_core.markers import PROJECT_NAME
 from hermes_core.plugins.calls import CallListener, HookCaller, PluginCallError
+from hermes_core.plugins.context import PluginContext
 from hermes_core.plugins.loading import (
     ENTRY_POINT_GROUP,
     PluginSpec,
@@ -37,6 +37,7 @@ from hermes_core.plugins.loading import (
     not_installed,
     spec_from_entry_point,
 )
+from hermes_core.plugins.records import PluginRecord, record_of
 from hermes_core.plugins.shape import reject_wrappers, unknown_hooks, unmarked_hooks
 from hermes_core.redact import redact
 from hermes_core.types import Finding
@@ -50,47 +51,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("hermes_context.plugins")
-
-
-@dataclass(frozen=True)
-class PluginContext:
-    """What a plugin is built with: its name, its own config section, the home, a logger."""
-
-    name: str
-    config: dict[str, Any]
-    home: Path
-    logger: logging.Logger
-    settings: Settings = field(default_factory=Settings)
-    #: Every registered ``scan_threat`` (fail closed), for plugins that must scan text they
-    #: store; None outside a host (a plugin then uses the built-in scanner).
-    scan_threat: Callable[[str, str], list[Finding]] | None = None
-    #: Opens where a home's memory blocks are kept (the ``memory_documents`` hook, raising
-    #: its reason when nobody answers), for plugins that serve memory; None outside a host.
-    memory_documents: Callable[[Path], Any] | None = None
-
-
-@dataclass
-class PluginRecord:
-    """One row of ``hermes-context plugins``."""
-
-    name: str
-    version: str = ""
-    distribution: str = ""
-    hooks: list[str] = field(default_factory=list)
-    status: str = "active"
-    builtin: bool = False
-    external_provider: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "version": self.version,
-            "distribution": self.distribution,
-            "hooks": list(self.hooks),
-            "status": self.status,
-            "builtin": self.builtin,
-            "external_provider": self.external_provider,
-        }
 
 
 class PluginHost:
@@ -115,7 +75,7 @@ class PluginHost:
         disabled = set(settings.plugins.disabled)
         for spec in builtins:
             if spec.name in disabled:
-                self.records[spec.name] = _record(spec, status="disabled")
+                self.records[spec.name] = record_of(spec, status="disabled")
                 continue
             self._load_isolated(spec.name, functools.partial(_same, spec))
         for name in self._named_plugins():
@@ -291,7 +251,7 @@ class PluginHost:
         if unknown:
             self.pm.unregister(plugin)
             raise PluginLoadError(f"plugin '{name}': {'; '.join(unknown)}")
-        record = _record(spec, status="active") if spec else PluginRecord(name=name)
+        record = record_of(spec, status="active") if spec else PluginRecord(name=name)
         record.external_provider = external
         record.hooks = sorted(caller.name for caller in self.pm.get_hookcallers(plugin) or [])
         self.records[name] = record
@@ -377,16 +337,6 @@ def _backend_keys(settings: Settings, name: str) -> str:
 
 def _same(spec: PluginSpec) -> PluginSpec:
     return spec
-
-
-def _record(spec: PluginSpec, *, status: str) -> PluginRecord:
-    return PluginRecord(
-        name=spec.name,
-        version=spec.version,
-        distribution=spec.distribution,
-        status=status,
-        builtin=spec.builtin,
-    )
 
 
 def _shut_down(plugin: object) -> None:

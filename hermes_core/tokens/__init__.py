@@ -21,7 +21,6 @@ from hermes_core.tokens.costs import (
     MessageCostCache,
     count_tokens,
     default_cost_cache,
-    message_digest,
     message_tokens,
 )
 from hermes_core.tokens.counters import (
@@ -38,6 +37,7 @@ from hermes_core.tokens.counters import (
 )
 from hermes_core.tokens.reported import PromptUsage, prompt_usage
 from hermes_core.tokens.usage import RunningTokenCount
+from hermes_core.transcript.identity import message_digest
 
 __all__ = [
     "BPE_SHA256",

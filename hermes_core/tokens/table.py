@@ -32,10 +32,10 @@ from hermes_core.tokens.bounds import Span, clear_estimates, primed, spread
 from hermes_core.tokens.costs import (
     DEFAULT_IMAGE_TOKENS,
     MessageCostCache,
-    content_key,
     default_cost_cache,
 )
 from hermes_core.tokens.counters import TokenCounter
+from hermes_core.transcript.identity import content_key
 
 __all__ = ["CostTable", "Span", "clear_estimates", "primed"]
 

@@ -11,9 +11,9 @@ from hermes_core.tokens.costs import (
     MessageCostCache,
     check_message_list,
     default_cost_cache,
-    message_digest,
 )
 from hermes_core.tokens.counters import TokenCounter
+from hermes_core.transcript.identity import message_digest
 
 __all__ = ["RunningTokenCount"]
 

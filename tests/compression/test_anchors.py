@@ -13,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scaling import growth
 
-from hermes_core.compression.anchor_items import failure_command
 from hermes_core.compression.anchors import (
     ANCHOR_HEADER,
     DEFAULT_LEDGER_CHARS,
@@ -24,6 +23,7 @@ from hermes_core.compression.anchors import (
     parse_anchor_section,
     split_summary,
 )
+from hermes_core.compression.anchors.items import failure_command
 from hermes_core.compression.assemble import SUMMARY_KEY, wrap_summary
 from hermes_core.transcript.messages import turn_groups
 

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 import hermes_core as hc
 from hermes_core.formats import HIDDEN_KEY, anthropic_problems, blank, from_openai, to_openai
-from hermes_core.tokens.costs import message_digest
 from hermes_core.transcript import to_wire, validate_messages
+from hermes_core.transcript.identity import message_digest
 
 
 def _items(payload: Any, fmt: str) -> list[Any]:

@@ -1,9 +1,9 @@
 """The anchor ledger's categories, their labels and bounds, and how one item is cleaned,
 keyed and split for grouping.
 
-Why a module of its own: the ledger type (:mod:`anchor_ledger`), its render plan
-(:mod:`anchor_render`), extraction (:mod:`anchor_extract`) and the parser
-(:mod:`anchor_scan`) all need these facts, and none of them may import another's machinery.
+Why a module of its own: the ledger type (:mod:`.ledger`), its render plan
+(:mod:`.render`), extraction (:mod:`.message`) and the parser
+(:mod:`.recognisers`) all need these facts, and none of them may import another's machinery.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The anchor ledger type: its categories in order, merged across summaries and rendered.
 
-Why: extraction (:mod:`anchor_extract`) builds ledgers and the growth guard (:mod:`anchors`)
+Why: extraction (:mod:`.message`) builds ledgers and the growth guard (:mod:`.guard`)
 merges them; both need this type, so it sits below them and neither imports the other. The
 idea as a whole is described in :mod:`hermes_core.compression.anchors`; the categories and
-item rules are in :mod:`anchor_items`, the render plan in :mod:`anchor_render`.
+item rules are in :mod:`.items`, the render plan in :mod:`.render`.
 
 Retention (:meth:`AnchorLedger.render`): every item one per line while that fits; past that
 the other categories shrink to their newest item, then paths are grouped by directory
@@ -14,14 +14,14 @@ first error line) and the newest command go last of all. The user's rules and th
 assistant's decisions and figures have a room of their own on top of the bound (a fifth of
 it), so they take nothing from the rest: there the oldest decisions go first, the rules
 last. Grouped sections have their own labels, which say how to read them, so the parser
-(``split_summary`` in :mod:`anchor_scan`) recovers every item.
+(``split_summary`` in :mod:`.recognisers`) recovers every item.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hermes_core.compression.anchor_items import (
+from hermes_core.compression.anchors.items import (
     _FIELDS,
     _KEY,
     _MAX_ITEMS,
@@ -34,7 +34,7 @@ from hermes_core.compression.anchor_items import (
     key_chars,
     ledger_bound,
 )
-from hermes_core.compression.anchor_render import _plan, _plan_key, _Section
+from hermes_core.compression.anchors.render import _plan, _plan_key, _Section
 
 __all__ = [
     "ANCHOR_HEADER",

@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Sequence
 from functools import lru_cache
 
-from hermes_core.compression.anchor_items import (
+from hermes_core.compression.anchors.items import (
     _FIELDS,
     _GROUP_LINE,
     _GROUPED,

@@ -1,30 +1,19 @@
-"""The anchor ledger: paths, commands, URLs, errors, identifiers, asks, the user's rules and
-the assistant's decisions, carried verbatim.
+"""The walk over a compacted middle: which messages are read in full, which only for their
+tool calls, and where an early stop still searches for what the render always keeps.
 
-Why: LLM summaries drop the concrete handles an agent needs to carry on (measured elsewhere:
-9.8% of file paths and 0.2% of commands survived). The ledger is extracted mechanically from
-the compacted middle, rendered as a fixed section after the prose, parsed back out of the
-previous summary and merged, so a bad summary cannot lose them. Every item is redacted, one
-line and bounded; every scan is linear (inputs are windowed, regexes have bounded repetition).
-
-What a bounded ledger keeps first: the user's rules in their own words, the files the session
-wrote or edited, its failed commands with their error lines, and its newest command (then the
-assistant's newest decisions and measured figures); when items no longer fit one per line, paths
-are grouped by directory and commands by program and subcommand (labels say how to read the
-groups back), and only then do the least recently seen go.
-
-Layout: the ledger type and its render live in :mod:`anchor_ledger`, what one message gives
-in :mod:`anchor_extract`, recognisers and the section parser in :mod:`anchor_scan`; this module
-is the public face of them all, plus the walk over a middle and the growth guard.
+The ledger as a whole is described in :mod:`hermes_core.compression.anchors`.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_core.compression.anchor_extract import (
+from hermes_core.compression.anchors.ledger import (
+    ANCHOR_HEADER,
+    AnchorLedger,
+)
+from hermes_core.compression.anchors.message import (
     _WRITE_TOOL,
     _blocks,
     _call_anchors,
@@ -37,17 +26,9 @@ from hermes_core.compression.anchor_extract import (
     _window,
     ask_text,
 )
-from hermes_core.compression.anchor_ledger import (
-    ANCHOR_HEADER,
-    DEFAULT_LEDGER_CHARS,
-    AnchorLedger,
-    key_chars,
-    ledger_bound,
-)
-from hermes_core.compression.anchor_scan import (
+from hermes_core.compression.anchors.recognisers import (
     _Collector,
     _NewestFirst,
-    parse_anchor_section,
     split_summary,
 )
 from hermes_core.compression.assemble import is_summary_message
@@ -58,17 +39,7 @@ from hermes_core.transcript.messages import (
     tool_name_for_results,
 )
 
-__all__ = [
-    "ANCHOR_HEADER",
-    "DEFAULT_LEDGER_CHARS",
-    "AnchorLedger",
-    "extract_anchors",
-    "guard_summary",
-    "key_chars",
-    "ledger_bound",
-    "parse_anchor_section",
-    "split_summary",
-]
+__all__ = ["extract_anchors"]
 
 
 # --- the walk over a middle ----------------------------------------------------------------
@@ -182,72 +153,3 @@ def _newest_ask(found: _NewestFirst, older: Sequence[Mapping[str, Any]]) -> None
             acc.add("asks", ask)
             found.fold(acc)
             return
-
-
-# --- growth guard ------------------------------------------------------------------------
-
-_HEADING = re.compile(r"#{1,6}\s.{0,200}|\*\*[^*\n]{1,120}\*\*:?|[A-Z][\w &/,()-]{0,60}:")
-
-
-def _largest(n: int, fits: Callable[[int], bool]) -> int:
-    """The largest k in [0, n] with fits(k), by binary search (fits(0) is assumed)."""
-    lo, hi = 0, n
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if fits(mid):
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _shrink(prose: str, budget: int, count: Callable[[str], int]) -> str:
-    """Drop trailing body lines (headings kept; the last kept line may be cut at a word with
-    "…"), else trailing lines, else characters, until ``count(prose) <= budget``. Binary
-    searches: O(log n) calls to ``count``."""
-    if budget <= 0 or count(prose) <= budget:
-        return prose if budget > 0 else ""
-    lines = prose.split("\n")
-    heading = [bool(_HEADING.fullmatch(line.strip())) for line in lines]
-    body = [i for i, h in enumerate(heading) if not h]
-
-    def keep(k: int, cut: int = 0) -> str:
-        """Headings, the first ``k`` body lines, and ``cut`` characters of the next one."""
-        chosen = set(body[:k])
-        partial = body[k] if cut and k < len(body) else -1
-        out = [
-            (x[:cut].rsplit(" ", 1)[0] + " …" if i == partial else x)
-            for i, x in enumerate(lines)
-            if heading[i] or i in chosen or i == partial
-        ]
-        return "\n".join(out).strip()
-
-    def fits(text: str) -> bool:
-        return count(text) <= budget
-
-    if fits(keep(0)):
-        k = _largest(len(body), lambda k: fits(keep(k)))
-        cut = _largest(len(lines[body[k]]) - 1, lambda c: fits(keep(k, c))) if k < len(body) else 0
-        return keep(k, cut if cut >= 20 else 0)
-    k = _largest(len(lines), lambda k: fits("\n".join(lines[:k]).strip()))
-    first = lines[0]
-    text = "\n".join(lines[:k]) if k else first[: _largest(len(first), lambda c: fits(first[:c]))]
-    return text.strip()
-
-
-def guard_summary(
-    new_summary: str,
-    previous_summary: str | None,
-    budget_tokens: int,
-    count: Callable[[str], int],
-    *,
-    max_ledger_chars: int = DEFAULT_LEDGER_CHARS,
-) -> str:
-    """The accepted summary: prose shrunk to ``budget_tokens`` (the budget is the prose's; the
-    ledger has its own character bound), then the ledger with every anchor of the previous
-    summary's ledger merged back in (older), so nothing vanishes between compactions."""
-    prose, ledger = split_summary(new_summary)
-    if previous_summary:
-        ledger = parse_anchor_section(previous_summary).merge(ledger)
-    prose = _shrink(prose, budget_tokens, count)
-    return "\n\n".join(part for part in (prose, ledger.render(max_ledger_chars)) if part)

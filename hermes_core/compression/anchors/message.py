@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from hermes_core.compression.anchor_items import (
+from hermes_core.compression.anchors.items import (
     _FIELDS,
     _ITEM_CHARS,
     ANCHOR_HEADER,
@@ -23,8 +23,8 @@ from hermes_core.compression.anchor_items import (
     _cut_head,
     failure_command,
 )
-from hermes_core.compression.anchor_ledger import AnchorLedger
-from hermes_core.compression.anchor_scan import (
+from hermes_core.compression.anchors.ledger import AnchorLedger
+from hermes_core.compression.anchors.recognisers import (
     _TEST_SUMMARY,
     _add_errors,
     _as_path,

@@ -1,7 +1,7 @@
 """Anchor recognisers: what in a piece of text is a path, URL, identifier or error line, and
 the parser of a rendered ledger section.
 
-Why: extraction (:mod:`anchor_extract`) walks a transcript and decides which text to look at;
+Why: extraction (:mod:`.message`) walks a transcript and decides which text to look at;
 this module decides what in that text is an anchor, and collects the items in first-seen order
 under the ledger's per-category caps. Every regex has bounded repetition.
 """
@@ -13,7 +13,7 @@ from collections import Counter
 from functools import lru_cache
 from typing import Final
 
-from hermes_core.compression.anchor_items import (
+from hermes_core.compression.anchors.items import (
     _FIELDS,
     _GROUP_LINE,
     _GROUPED,
@@ -26,7 +26,7 @@ from hermes_core.compression.anchor_items import (
     _key,
     failure_command,
 )
-from hermes_core.compression.anchor_ledger import AnchorLedger
+from hermes_core.compression.anchors.ledger import AnchorLedger
 
 _PER_RESULT_ERRORS: Final = 4
 
