@@ -789,9 +789,9 @@ def _read_anchors(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", HOSTILE, ids=[f"hostile{i}" for i in range(len(HOSTILE))])
-def test_hostile_strings_cost_linear_time(text: str) -> None:
-    ratio = growth(_read_anchors, text, repeat=2)
-    assert ratio < 9, f"4x the text cost {ratio:.1f}x (linear is about 4, quadratic 16)"
+def test_hostile_strings_cost_linear_work(text: str) -> None:
+    ratio = growth(_read_anchors, text)
+    assert ratio < 9, f"4x the text made {ratio:.1f}x the calls (linear is at most about 4, quadratic 16)"
 
 
 # --- the newest-first walk and its stop ------------------------------------------------------
