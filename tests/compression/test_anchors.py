@@ -803,7 +803,7 @@ def _read_anchors(text: str) -> None:
 @pytest.mark.parametrize("text", HOSTILE, ids=[f"hostile{i}" for i in range(len(HOSTILE))])
 def test_hostile_strings_cost_linear_work(text: str) -> None:
     ratio = growth(_read_anchors, text)
-    assert ratio < 9, f"4x the text made {ratio:.1f}x the calls (linear is at most about 4, quadratic 16)"
+    assert ratio < 9, f"4x the text made {ratio:.1f}x the calls (linear: at most 4; quadratic: 16)"
 
 
 # --- the newest-first walk and its stop ------------------------------------------------------

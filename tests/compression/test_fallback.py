@@ -230,4 +230,4 @@ def _summarise(text: str) -> str:
 def test_hostile_input_costs_linear_work(text: str) -> None:
     assert len(split_summary(_summarise(text))[0]) <= FALLBACK_MAX_CHARS
     ratio = growth(_summarise, text)
-    assert ratio < 9, f"4x the text made {ratio:.1f}x the calls (linear is at most about 4, quadratic 16)"
+    assert ratio < 9, f"4x the text made {ratio:.1f}x the calls (linear: at most 4; quadratic: 16)"
