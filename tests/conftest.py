@@ -19,6 +19,46 @@ settings.load_profile("hermes")
 DATA = Path(__file__).parent / "data"
 
 
+def pytest_report_header() -> str:
+    """One line on what the PostgreSQL tests will meet, so a skip is never a surprise."""
+    from pg import ADMIN_DSN, server_problem
+
+    problem = server_problem()
+    return f"postgresql: {ADMIN_DSN} answers" if problem is None else f"postgresql: {problem}"
+
+
+_NOT_RUN = pytest.StashKey[tuple[int, str]]()
+
+
+def _needs_postgres(item: pytest.Item) -> bool:
+    return "postgres" in item.path.parts or "pg_dsn" in getattr(item, "fixturenames", ())
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without a server, the PostgreSQL tests are left out with one line of summary instead of
+    a skip each; where they must run (``HERMES_POSTGRES_REQUIRED=1``, CI) they stay and fail."""
+    if os.environ.get("HERMES_POSTGRES_REQUIRED") == "1":
+        return
+    needing = [item for item in items if _needs_postgres(item)]
+    if not needing:
+        return
+    from pg import server_problem
+
+    problem = server_problem()
+    if problem is None:
+        return
+    items[:] = [item for item in items if not _needs_postgres(item)]
+    config.hook.pytest_deselected(items=needing)
+    config.stash[_NOT_RUN] = (len(needing), problem)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    not_run = terminalreporter.config.stash.get(_NOT_RUN, None)
+    if not_run is not None:
+        count, problem = not_run
+        terminalreporter.write_line(f"postgresql: {count} tests not run: {problem}", yellow=True)
+
+
 @pytest.fixture
 def transcripts_dir() -> Path:
     return DATA / "transcripts"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import functools
-import time
+from re import _constants as sre_constants  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 import pytest
 from hypothesis import given, settings
@@ -607,7 +607,7 @@ def test_no_match_is_longer_than_the_serialize_margin() -> None:
         assert lengths and max(lengths) < _REDACT_MARGIN
 
 
-# --- hostile input: linear time, judged by ratios inside one run, never by wall time ----------
+# --- hostile input: answered, by patterns whose repetition is bounded (timed in bench/) ------
 
 _SIZE = 200_000
 
@@ -689,45 +689,55 @@ HOSTILE = {
 }
 
 
-def _seconds(text: str, rounds: int = 2) -> float:
-    """The best of a few runs of redact(text): noise only ever adds time."""
-    best = float("inf")
-    for _ in range(rounds):
-        started = time.perf_counter()
-        redact(text)
-        best = min(best, time.perf_counter() - started)
-    return best
-
-
-@functools.cache
-def _plain_seconds() -> float:
-    return _seconds(PLAIN, rounds=4)
-
-
 @pytest.mark.parametrize("name", sorted(HOSTILE))
-def test_each_hostile_input_costs_about_as_much_as_plain_text(name: str) -> None:
-    """Every pattern over 200 KB of adversarial text against the same over plain text of the
-    same size, in the same run: a pattern that backtracks is 100-10,000x slower here, a linear
-    one 0.3-2x. The bound is generous for a shared, noisy machine."""
+def test_each_hostile_input_is_answered(name: str) -> None:
+    """Every pattern over 200 KB of adversarial text: an answer, no exception. How long it
+    takes against plain text of the same size is bench/hostile.py's figure (a ratio inside
+    one run); here only the patterns' shape guards the cost (the test below)."""
     text = (_ALL_GATES + HOSTILE[name])[: len(PLAIN)]
     assert looks_like_secret(text) is not None or redact(text) == text
-    ratio = _seconds(text) / _plain_seconds()
-    assert ratio < 12, f"{name}: {ratio:.1f}x plain text"
 
 
-def test_time_grows_linearly_with_hostile_input() -> None:
-    small = _ALL_GATES + _fill("password: a mysql -pa --password a machine h ", 50_000)
-    large = _ALL_GATES + _fill("password: a mysql -pa --password a machine h ", 400_000)
-    ratio = _seconds(large) / _seconds(small)
-    assert ratio < 24, f"8x the text took {ratio:.1f}x the time"
+def _unbounded(items: list[tuple[object, object]]) -> bool:
+    repeats = (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT)
+    for op, arg in items:
+        if op in repeats:
+            _, most, body = arg  # type: ignore[misc]
+            if most == sre_constants.MAXREPEAT or _unbounded(body):
+                return True
+        elif (
+            (op == sre_constants.SUBPATTERN and _unbounded(arg[-1]))  # type: ignore[index]
+            or (op == sre_constants.BRANCH and any(_unbounded(b) for b in arg[1]))  # type: ignore[index]
+            or (op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT) and _unbounded(arg[1]))  # type: ignore[index]
+            or (op == sre_constants.ATOMIC_GROUP and _unbounded(arg))  # type: ignore[arg-type]
+        ):
+            return True
+    return False
+
+
+def test_every_secret_pattern_has_bounded_repetition() -> None:
+    """No ``*``, ``+`` or ``{n,}`` in any secret shape: a failed attempt costs at most its
+    window, so no input makes redaction backtrack without bound, on any machine."""
+    assert len(SECRET_PATTERNS) > 50
+    unbounded = [
+        label
+        for label, pattern in SECRET_PATTERNS
+        if _unbounded(list(sre_parse.parse(pattern.pattern, pattern.flags)))
+    ]
+    assert unbounded == []
+
+
+def test_the_shape_check_sees_unbounded_repetition() -> None:
+    for pattern in (r"a+", r"(?:ab)*c", r"x{2,}", r"(?=a*)b", r"(a{1,3}|b+)"):
+        assert _unbounded(list(sre_parse.parse(pattern))), pattern
+    assert not _unbounded(list(sre_parse.parse(r"[a-z]{1,40}(?:-[0-9]{2,8})?")))
 
 
 def test_the_prefilter_rules_out_plain_text_cheaply() -> None:
-    """Text that holds no secret shape costs a few scans: well under redacting text where
-    every pattern runs, and the answer is the very same object."""
+    """Text that holds no secret shape is ruled out by the prefilter and the answer is the very
+    same object (bench/hostile.py times it against text where every pattern runs)."""
     prose = _fill("The quick brown fox jumps over the lazy dog; we ran 12 tests again. ")
     cjk = _fill("日本語のテキストです。我们运行了测试。")
     for text in (prose, cjk):
         assert not _may_hold_secret(text)
         assert redact(text) is text
-        assert _seconds(text) < _plain_seconds() / 3

@@ -19,6 +19,7 @@ from hermes_core.compression.anchors import (
     AnchorLedger,
     extract_anchors,
     guard_summary,
+    key_chars,
     ledger_bound,
     parse_anchor_section,
     split_summary,
@@ -725,7 +726,18 @@ message = st.one_of(
 def test_never_raises_on_message_like_json(messages: list[Any]) -> None:
     ledger = extract_anchors(messages)
     rendered = ledger.render()
-    assert parse_anchor_section(rendered) == AnchorLedger().merge(ledger) or len(rendered) > 0
+    # nothing to show renders as nothing; otherwise a section within its bound (or nothing,
+    # when not even one item fits)
+    if ledger.is_empty():
+        assert rendered == ""
+    if rendered:
+        assert rendered.startswith(ANCHOR_HEADER)
+        assert len(rendered) <= DEFAULT_LEDGER_CHARS + key_chars(DEFAULT_LEDGER_CHARS)
+        shown = parse_anchor_section(rendered)
+        assert not shown.is_empty()
+        assert parse_anchor_section(shown.render()) == shown  # what is shown reads back the same
+    else:
+        assert parse_anchor_section(rendered).is_empty()
     split_summary(rendered + "\n" + json.dumps(messages, default=str))
     guard_summary(rendered, rendered, 10, count)
 
@@ -789,9 +801,9 @@ def _read_anchors(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", HOSTILE, ids=[f"hostile{i}" for i in range(len(HOSTILE))])
-def test_hostile_strings_cost_linear_time(text: str) -> None:
-    ratio = growth(_read_anchors, text, repeat=2)
-    assert ratio < 9, f"4x the text cost {ratio:.1f}x (linear is about 4, quadratic 16)"
+def test_hostile_strings_cost_linear_work(text: str) -> None:
+    ratio = growth(_read_anchors, text)
+    assert ratio < 9, f"4x the text made {ratio:.1f}x the calls (linear: at most 4; quadratic: 16)"
 
 
 # --- the newest-first walk and its stop ------------------------------------------------------

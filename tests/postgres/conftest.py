@@ -14,8 +14,8 @@ import os
 if importlib.util.find_spec("psycopg") is None:
     if os.environ.get("HERMES_POSTGRES_REQUIRED") == "1":
         raise RuntimeError(
-            "HERMES_POSTGRES_REQUIRED=1 but psycopg is not installed: pip install "
-            "'hermes-context[postgres]'"
+            "HERMES_POSTGRES_REQUIRED=1 but psycopg is not installed: from the clone, "
+            "pip install -e '.[postgres]'"
         )
     collect_ignore_glob = ["test_*.py"]
 else:

@@ -1,14 +1,17 @@
 """A throw-away PostgreSQL database per test, on this machine's real server.
 
 ``HERMES_TEST_PG_ADMIN`` (default ``postgresql://postgres@127.0.0.1:5432/postgres``) is the
-maintenance connection used to create and drop databases. Without psycopg (the core-only test
-environment) the PostgreSQL tests skip; with ``HERMES_POSTGRES_REQUIRED=1`` (set by tox's
-py3-all) a server that does not answer fails them instead of skipping them.
+maintenance connection used to create and drop databases: a role that may create databases.
+Without psycopg (the core-only test environment) the PostgreSQL tests skip; without a server
+they skip too, all with the one reason :func:`server_problem` gives (asked once per run, so
+pytest's summary folds them into one line); with ``HERMES_POSTGRES_REQUIRED=1`` (set by tox's
+py3-all, which CI runs) a server that does not answer fails them instead.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import time
 import uuid
@@ -33,17 +36,33 @@ def dsn_for(database: str) -> str:
     return f"{base}/{database}"
 
 
-def require_server() -> None:
-    """Skip (or fail, when required) unless the server answers."""
-    psycopg = _psycopg()
+@functools.cache
+def server_problem() -> str | None:
+    """Why the PostgreSQL tests cannot run here (None when they can); asked once per run."""
+    try:
+        import psycopg
+    except ImportError:
+        return "psycopg is not installed (the postgres extra)"
     try:
         with psycopg.connect(ADMIN_DSN, connect_timeout=5, autocommit=True) as conn:
             conn.execute("SELECT 1")
     except psycopg.Error as exc:
-        message = f"PostgreSQL at {ADMIN_DSN} does not answer: {exc}"
-        if os.environ.get("HERMES_POSTGRES_REQUIRED") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return (
+            f"no PostgreSQL server answers at {ADMIN_DSN} ({first_line}); set "
+            "HERMES_TEST_PG_ADMIN to a role that may create databases to run these tests"
+        )
+    return None
+
+
+def require_server() -> None:
+    """Skip (or fail, when required) unless the server answers."""
+    problem = server_problem()
+    if problem is None:
+        return
+    if os.environ.get("HERMES_POSTGRES_REQUIRED") == "1":
+        pytest.fail(f"HERMES_POSTGRES_REQUIRED=1: {problem}")
+    pytest.skip(problem)
 
 
 def create_database(prefix: str = "hc_test") -> str:

@@ -1,28 +1,45 @@
-"""Growth ratios instead of wall-clock limits: how much slower four times the input is.
+"""How work grows with input, counted, never timed.
 
-A fixed time limit fails on a busy machine and passes a quadratic algorithm on a fast
-one; the ratio of two runs in the same process does neither. Linear work gives about 4,
+A time limit fails on a busy machine and passes a quadratic algorithm on a fast one, and even
+a ratio of two timed runs moves with the load between them. So the growth tests count work:
+every Python function call and every call into C (``sys.setprofile`` sees both) while the code
+runs. The count is the same on any machine for the same input, so a test that reads it cannot
+depend on the machine's speed. Linear work gives a growth of about 4 for four times the input,
 quadratic about 16.
+
+What a call count cannot see is the work inside one C call (a regular expression that
+backtracks); tests/test_redact.py checks the patterns' shape for that, and bench/hostile.py
+times them.
 """
 
 from __future__ import annotations
 
-import time
+import sys
 from collections.abc import Callable
+from types import FrameType
+from typing import Any
 
 
-def best_seconds(run: Callable[[], object], repeat: int = 3) -> float:
-    """The fastest of ``repeat`` runs (the least disturbed by the rest of the machine)."""
-    best = float("inf")
-    for _ in range(repeat):
-        started = time.perf_counter()
+def work(run: Callable[[], object]) -> int:
+    """The number of Python and C calls made while ``run`` runs (deterministic)."""
+    calls = 0
+
+    def count(frame: FrameType, event: str, arg: Any) -> None:
+        nonlocal calls
+        if event in ("call", "c_call"):
+            calls += 1
+
+    previous = sys.getprofile()
+    sys.setprofile(count)
+    try:
         run()
-        best = min(best, time.perf_counter() - started)
-    return best
+    finally:
+        sys.setprofile(previous)
+    return calls
 
 
-def growth(run: Callable[[str], object], text: str, repeat: int = 3) -> float:
-    """Seconds for ``text`` over seconds for its first quarter."""
+def growth(run: Callable[[str], object], text: str) -> float:
+    """Work for ``text`` over work for its first quarter."""
     quarter = text[: len(text) // 4]
-    small = best_seconds(lambda: run(quarter), repeat)
-    return best_seconds(lambda: run(text), repeat) / max(small, 1e-4)
+    small = work(lambda: run(quarter))
+    return work(lambda: run(text)) / max(small, 1)

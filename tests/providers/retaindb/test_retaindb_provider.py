@@ -7,6 +7,7 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -19,6 +20,7 @@ from hermes_core.provider_kit import InvalidPrincipal, canonical_id, principal
 from hermes_core.testing import make_host
 from hermes_core.types import SessionInfo, Turn
 from hermes_plugins.retaindb import RetainDBProvider
+from hermes_plugins.retaindb import provider as retaindb_provider_module
 
 Make = Callable[..., RetainDBProvider]
 ALICE = SessionInfo(session_id="s-alice", user_id="alice")
@@ -147,9 +149,13 @@ def test_bob_can_neither_see_nor_delete_alices_memories(
 
 @pytest.mark.parametrize("fault", ["401", "429", "500", "timeout", "malformed"])
 def test_faults_leave_prefetch_none_quickly_and_tools_answer_errors(
-    make_provider: Make, fake: FakeRetainDB, fault: str, caplog: pytest.LogCaptureFixture
+    make_provider: Make,
+    fake: FakeRetainDB,
+    fault: str,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    provider = make_provider(recall_cooldown=0.3)
+    provider = make_provider(recall_cooldown=60)
     fake.add("u-alice", "Alice likes lighthouses")
     if fault == "401":
         fake.api_key = "another-key-entirely"
@@ -172,7 +178,9 @@ def test_faults_leave_prefetch_none_quickly_and_tools_answer_errors(
     assert fake.api_key not in caplog.text and "rdb-test-key" not in caplog.text
     fake.heal()
     fake.api_key = "rdb-test-key-0000"
-    time.sleep(0.35)  # past the cooldown
+    # past the cooldown: the provider's clock moves on a minute, no test waits for it
+    later = SimpleNamespace(monotonic=lambda: time.monotonic() + 61)
+    monkeypatch.setattr(retaindb_provider_module, "time", later)
     assert (
         provider.memory_prefetch(query="lighthouses", session=ALICE) == "- Alice likes lighthouses"
     )

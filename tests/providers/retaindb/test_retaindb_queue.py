@@ -29,7 +29,7 @@ Make = Callable[..., RetainDBProvider]
 ALICE = SessionInfo(session_id="s-alice", user_id="alice")
 
 
-def wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+def wait_for(condition: Callable[[], bool], timeout: float = 120.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "condition not reached in time"
