@@ -103,9 +103,14 @@ def load(args: argparse.Namespace) -> LoadedConfig:
 
 def open_host(args: argparse.Namespace) -> Hermes:
     """A host for commands that report plugin status themselves (so load warnings would repeat)."""
+    quiet_plugin_warnings(args)
+    return Hermes(load(args))
+
+
+def quiet_plugin_warnings(args: argparse.Namespace) -> None:
+    """Commands that report plugin status themselves keep the load warnings out of stderr."""
     if not getattr(args, "verbose", False):
         logging.getLogger("hermes_context.plugins").setLevel(logging.ERROR)
-    return Hermes(load(args))
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
