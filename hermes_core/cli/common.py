@@ -164,3 +164,47 @@ def check_summarizer_choice(settings: Settings, summarizer: str) -> None:
             "(and model) in the config",
             EXIT_USAGE,
         )
+
+
+#: commands that only read: they never create or change anything under the home
+READ_COMMANDS = {
+    ("memory", "show"),
+    ("memory", "pending"),
+    ("memory", "audit"),
+    ("skills", "list"),
+    ("skills", "show"),
+    ("skills", "audit"),
+    ("sessions", "list"),
+    ("sessions", "search"),
+    ("sessions", "show"),
+    ("sessions", "export"),
+    ("config", "show"),
+    ("config", "check"),
+    ("tokens", None),
+    ("plugins", None),
+    ("validate", None),
+}
+#: what a home holds once anything has used it (any one is enough)
+HOME_MARKERS = ("config.yaml", "state.db", "memories", "skills")
+
+
+def check_read_home(args: argparse.Namespace) -> None:
+    """A read command given ``--home`` that does not exist, or holds no home, is a usage error
+    (exit 2) before anything runs: a typo must not create a new home, nor read an empty one
+    as if it were the user's."""
+    home = getattr(args, "home", None)
+    key = (getattr(args, "command", None), getattr(args, "action", None))
+    if home is None or key not in READ_COMMANDS:
+        return
+    path = os.path.expanduser(home)
+    if not os.path.isdir(path):
+        problem = "does not exist" if not os.path.exists(path) else "is not a directory"
+        raise CommandError(
+            f"--home {home} {problem}: check the path (nothing was created)", EXIT_USAGE
+        )
+    if not any(os.path.exists(os.path.join(path, name)) for name in HOME_MARKERS):
+        raise CommandError(
+            f"--home {home} holds no hermes-context home (none of {', '.join(HOME_MARKERS)}): "
+            "check the path (nothing was created)",
+            EXIT_USAGE,
+        )
