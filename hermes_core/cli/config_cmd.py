@@ -11,7 +11,12 @@ from hermes_core.cli.escaped import json_text, say
 from hermes_core.cli.text import count
 from hermes_core.config.loader import LoadedConfig, render_value
 from hermes_core.config.values import SECRET_KEY
-from hermes_core.host.hermes import diagnosed_plugins, load_failures, plugin_problem
+from hermes_core.host.hermes import (
+    diagnosed_plugins,
+    load_failures,
+    plugin_problem,
+    threshold_floor,
+)
 from hermes_core.redact import redact
 
 
@@ -35,8 +40,14 @@ def run_show(args: argparse.Namespace) -> int:
     loaded = load(args)
     # a value set from the environment skips the secret check (a DSN with its password):
     # never print a secret, whatever its source
+    floor = threshold_floor(loaded)
+    effective = f"effective {floor[0]:.2f}: {floor[1]}" if floor else ""
     rows = [
-        (key, _shown(value, key.rpartition(".")[2]), str(source))
+        (
+            key,
+            _shown(value, key.rpartition(".")[2]),
+            str(source) + (f"; {effective}" if key == "compression.threshold" and floor else ""),
+        )
         for key, value, source in loaded.items()
     ]
     if args.json:
@@ -44,6 +55,7 @@ def run_show(args: argparse.Namespace) -> int:
             "home": str(loaded.home),
             "file": str(loaded.path) if loaded.path else None,
             "settings": [{"key": k, "value": v, "source": s} for k, v, s in rows],
+            "effective_threshold": floor[0] if floor else loaded.settings.compression.threshold,
         }
         say(json_text(json.loads(json.dumps(payload, default=str))))
         return EXIT_OK

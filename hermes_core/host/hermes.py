@@ -59,6 +59,7 @@ class Hermes:
         try:
             self.plugins.load(default_builtins() if builtins is None else builtins)
             _provider_must_load(self.plugins)
+            warn_threshold_floor(config)
         except BaseException:
             self.close()  # plugins built before the failure still get their shutdown
             raise
@@ -206,6 +207,55 @@ class Hermes:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+#: (config file or "argument", configured threshold, effective) already warned about
+_FLOOR_WARNED: set[tuple[str, float, float]] = set()
+
+
+def threshold_floor(config: LoadedConfig) -> tuple[float, str] | None:
+    """The effective trigger fraction and the reason, when the floor for contexts under
+    512K raised ``compression.threshold`` (or the matching ``model_thresholds`` entry);
+    ``None`` when the configured value is the one used."""
+    from hermes_core.compression.policy import from_settings
+
+    model = config.settings.model
+    try:
+        threshold = from_settings(
+            config.settings.compression,
+            context_length=model.context_length,
+            max_tokens=model.max_tokens,
+            model=model.name or None,
+        )
+    except ValueError:
+        return None
+    raised = [step for step in threshold.provenance if step.startswith("raised to")]
+    return (threshold.percent, raised[0]) if raised else None
+
+
+def warn_threshold_floor(config: LoadedConfig) -> None:
+    """An explicit ``compression.threshold`` under the floor says so once per process and
+    config: the operator set a value that is not the one used."""
+    source = config.source_of("compression.threshold")
+    if source.kind == "default":
+        return
+    floor = threshold_floor(config)
+    if floor is None:
+        return
+    configured = config.settings.compression.threshold
+    key = (str(config.path or source), configured, floor[0])
+    if key in _FLOOR_WARNED:
+        return
+    _FLOOR_WARNED.add(key)
+    log.warning(
+        "compression.threshold %.2f (%s) is below the floor: the effective threshold is %.2f "
+        "(%s); raise model.context_length to 512,000 or more for a lower trigger, or set "
+        "compression.threshold_tokens",
+        configured,
+        source,
+        floor[0],
+        floor[1],
+    )
 
 
 def load_failures(plugins: PluginHost) -> list[tuple[str, str]]:
