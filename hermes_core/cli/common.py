@@ -185,7 +185,7 @@ READ_COMMANDS = {
     ("validate", None),
 }
 #: what a home holds once anything has used it (any one is enough)
-HOME_MARKERS = ("config.yaml", "state.db", "memories", "skills")
+HOME_MARKERS = ("config.yaml", "state.db", "memories", "skills", "pending", "audit")
 
 
 def check_read_home(args: argparse.Namespace) -> None:
