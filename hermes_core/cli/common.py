@@ -180,10 +180,9 @@ READ_COMMANDS = {
     ("sessions", "export"),
     ("config", "show"),
     ("config", "check"),
-    ("tokens", None),
     ("plugins", None),
-    ("validate", None),
 }
+# ``tokens`` and ``validate`` read a file, not the home: they take any --home and create nothing
 #: what a home holds once anything has used it (any one is enough)
 HOME_MARKERS = ("config.yaml", "state.db", "memories", "skills", "pending", "audit")
 

@@ -93,6 +93,15 @@ def test_a_mistyped_home_is_refused_and_nothing_is_created(
     assert _tree(parent) == before
 
 
+@pytest.mark.parametrize("command", [["tokens"], ["validate"]])
+def test_the_file_commands_create_no_home(tmp_path: Path, command: list[str]) -> None:
+    """``tokens`` and ``validate`` read a file, not the home: a missing --home stays missing."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "coding-session.json"
+    before = _tree(tmp_path)
+    assert main(["--home", str(tmp_path / "hoem"), *command, str(example)]) == 0
+    assert _tree(tmp_path) == before
+
+
 @pytest.mark.parametrize("action", [["list"], ["search", "deploy"]])
 def test_sessions_on_a_home_without_state_db_creates_none(
     home: Path, capsys: pytest.CaptureFixture[str], action: list[str]
