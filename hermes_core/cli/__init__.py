@@ -27,7 +27,14 @@ from hermes_core.cli import (
     tokens_cmd,
     validate_cmd,
 )
-from hermes_core.cli.common import CONFIG_ERRORS, EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError
+from hermes_core.cli.common import (
+    CONFIG_ERRORS,
+    EXIT_INPUT,
+    EXIT_OK,
+    EXIT_USAGE,
+    CommandError,
+    check_read_home,
+)
 from hermes_core.cli.text import without_error_prefix
 from hermes_core.errors import HermesError, InvalidMessages
 
@@ -62,7 +69,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     default = argparse.SUPPRESS if suppress else None
-    parser.add_argument("--home", metavar="DIR", default=default, help="home directory")
+    parser.add_argument(
+        "--home",
+        metavar="DIR",
+        default=default,
+        help="home directory (default: $HERMES_HOME, else ~/.hermes); read commands "
+        "refuse one that does not exist or holds no home",
+    )
     parser.add_argument("--config", metavar="FILE", default=default, help="config file")
     parser.add_argument(
         "-v",
@@ -92,6 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         stream=sys.stderr,
     )
     try:
+        check_read_home(args)
         code: int = args.handler(args)
         sys.stdout.flush()  # surface output errors here, not at interpreter exit
     except CommandError as exc:

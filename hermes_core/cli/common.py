@@ -103,9 +103,14 @@ def load(args: argparse.Namespace) -> LoadedConfig:
 
 def open_host(args: argparse.Namespace) -> Hermes:
     """A host for commands that report plugin status themselves (so load warnings would repeat)."""
+    quiet_plugin_warnings(args)
+    return Hermes(load(args))
+
+
+def quiet_plugin_warnings(args: argparse.Namespace) -> None:
+    """Commands that report plugin status themselves keep the load warnings out of stderr."""
     if not getattr(args, "verbose", False):
         logging.getLogger("hermes_context.plugins").setLevel(logging.ERROR)
-    return Hermes(load(args))
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
@@ -157,5 +162,48 @@ def check_summarizer_choice(settings: Settings, summarizer: str) -> None:
         raise CommandError(
             "--summarizer llm needs a summariser LLM: set auxiliary.compression.base_url "
             "(and model) in the config",
+            EXIT_USAGE,
+        )
+
+
+#: commands that only read: they never create or change anything under the home
+READ_COMMANDS = {
+    ("memory", "show"),
+    ("memory", "pending"),
+    ("memory", "audit"),
+    ("skills", "list"),
+    ("skills", "show"),
+    ("skills", "audit"),
+    ("sessions", "list"),
+    ("sessions", "search"),
+    ("sessions", "show"),
+    ("sessions", "export"),
+    ("config", "show"),
+    ("config", "check"),
+    ("plugins", None),
+}
+# ``tokens`` and ``validate`` read a file, not the home: they take any --home and create nothing
+#: what a home holds once anything has used it (any one is enough)
+HOME_MARKERS = ("config.yaml", "state.db", "memories", "skills", "pending", "audit")
+
+
+def check_read_home(args: argparse.Namespace) -> None:
+    """A read command given ``--home`` that does not exist, or holds no home, is a usage error
+    (exit 2) before anything runs: a typo must not create a new home, nor read an empty one
+    as if it were the user's."""
+    home = getattr(args, "home", None)
+    key = (getattr(args, "command", None), getattr(args, "action", None))
+    if home is None or key not in READ_COMMANDS:
+        return
+    path = os.path.expanduser(home)
+    if not os.path.isdir(path):
+        problem = "does not exist" if not os.path.exists(path) else "is not a directory"
+        raise CommandError(
+            f"--home {home} {problem}: check the path (nothing was created)", EXIT_USAGE
+        )
+    if not any(os.path.exists(os.path.join(path, name)) for name in HOME_MARKERS):
+        raise CommandError(
+            f"--home {home} holds no hermes-context home (none of {', '.join(HOME_MARKERS)}): "
+            "check the path (nothing was created)",
             EXIT_USAGE,
         )

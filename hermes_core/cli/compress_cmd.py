@@ -243,7 +243,8 @@ def _report_text(
         f"(threshold {report['threshold_tokens']:,})",
         f"summary of the middle: {summary}",
         f"pruning (no LLM): {passes or 'nothing pruned'}",
-        f"counter: {report['token_counter']}; {report['duration_ms']:,.0f} ms",
+        f"counter: {report['token_counter']} ({_totals_note(report['token_counter'])}); "
+        f"{report['duration_ms']:,.0f} ms",
     ]
     if provenance:
         lines.append("threshold: " + "; ".join(provenance))
@@ -281,3 +282,18 @@ class _Events:
             self.progress.phase("the summary failed, falling back")
         elif event.kind == "compression_blocked":
             self.progress.phase("blocked")
+
+
+def _totals_note(counter: str) -> str:
+    """What the two totals of the first line are, so they can be compared with ``tokens``
+    (every message counted, no reply priming) and ``eval`` (counted, with priming)."""
+    before = (
+        "the prompt estimated from the messages' sizes and a counted sample, counted exactly "
+        "where a decision needs it"
+        if counter.endswith("o200k_base")
+        else "counted exactly"
+    )
+    return (
+        f"tokens before: {before}; after: counted exactly; both with reply priming; "
+        "`hermes-context tokens` counts every message of a file"
+    )

@@ -6,11 +6,17 @@ import argparse
 import json
 from typing import Any
 
-from hermes_core.cli.common import EXIT_OK, EXIT_USAGE, CommandError, load, open_host
+from hermes_core.cli.common import EXIT_OK, EXIT_USAGE, CommandError, load, quiet_plugin_warnings
 from hermes_core.cli.escaped import json_text, say
-from hermes_core.cli.text import count, without_error_prefix
+from hermes_core.cli.text import count
 from hermes_core.config.loader import LoadedConfig, render_value
 from hermes_core.config.values import SECRET_KEY
+from hermes_core.host.hermes import (
+    diagnosed_plugins,
+    load_failures,
+    plugin_problem,
+    threshold_floor,
+)
 from hermes_core.redact import redact
 
 
@@ -34,8 +40,14 @@ def run_show(args: argparse.Namespace) -> int:
     loaded = load(args)
     # a value set from the environment skips the secret check (a DSN with its password):
     # never print a secret, whatever its source
+    floor = threshold_floor(loaded)
+    effective = f"effective {floor[0]:.2f}: {floor[1]}" if floor else ""
     rows = [
-        (key, _shown(value, key.rpartition(".")[2]), str(source))
+        (
+            key,
+            _shown(value, key.rpartition(".")[2]),
+            str(source) + (f"; {effective}" if key == "compression.threshold" and floor else ""),
+        )
         for key, value, source in loaded.items()
     ]
     if args.json:
@@ -43,6 +55,7 @@ def run_show(args: argparse.Namespace) -> int:
             "home": str(loaded.home),
             "file": str(loaded.path) if loaded.path else None,
             "settings": [{"key": k, "value": v, "source": s} for k, v, s in rows],
+            "effective_threshold": floor[0] if floor else loaded.settings.compression.threshold,
         }
         say(json_text(json.loads(json.dumps(payload, default=str))))
         return EXIT_OK
@@ -89,15 +102,13 @@ def _trigger_provenance(loaded: LoadedConfig) -> list[str]:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    host = open_host(args)
-    loaded = host.config
-    try:
-        failed = [
-            r for r in host.plugins.records.values() if r.status.startswith(("error", "missing"))
-        ]
-    finally:
-        host.close()
-    problems = [_plugin_problem(r.name, r.status) for r in failed] + host.plugins.warnings
+    loaded = load(args)
+    quiet_plugin_warnings(args)
+    with diagnosed_plugins(loaded) as plugins:  # every failure listed, not the first raised
+        failed = load_failures(plugins)
+        records = list(plugins.records.values())
+        warnings = list(plugins.warnings)
+    problems = [plugin_problem(name, status) for name, status in failed] + warnings
     if problems:
         raise CommandError("\n".join(problems), exit_code=EXIT_USAGE)
     counts: dict[str, int] = {}
@@ -105,23 +116,13 @@ def run_check(args: argparse.Namespace) -> int:
         counts[source.kind] = counts.get(source.kind, 0) + 1
     summary = count(sum(counts.values()), "setting") + ": "
     summary += ", ".join(f"{n:,} {kind}" for kind, n in sorted(counts.items()))
-    active = [r.name for r in host.plugins.records.values() if r.status == "active"]
+    active = [r.name for r in records if r.status == "active"]
     database = _database_line(loaded)
     say(f"config OK: {loaded.path or 'defaults only'} ({summary})")
     say(f"plugins: {', '.join(active) or 'none'}")
     if database:
         say(database)
     return EXIT_OK
-
-
-def _plugin_problem(name: str, status: str) -> str:
-    """A failed plugin's status (``error: ...``, ``missing-extra: HINT``) as a sentence: the
-    status word is a label for the ``plugins`` table, not part of an error message."""
-    label, _, detail = status.partition(": ")
-    if label == "missing-extra" and detail:
-        return f"plugin '{name}' needs its extra: {detail}"
-    text = without_error_prefix(status)
-    return text if f"'{name}'" in text else f"plugin '{name}': {text}"
 
 
 def _database_line(loaded: LoadedConfig) -> str:

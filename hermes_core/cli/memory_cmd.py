@@ -77,7 +77,7 @@ def register(
     remove.set_defaults(handler=escaped_handler(run_write), write="remove")
 
     pending = actions.add_parser(
-        "pending", parents=[common, js], help="list staged writes, or show one in full"
+        "pending", parents=[common, who, js], help="list staged writes, or show one in full"
     )
     pending.add_argument("pending_id", metavar="ID", nargs="?", help="show this one in full")
     pending.set_defaults(handler=escaped_handler(run_pending))
@@ -223,6 +223,8 @@ def run_pending(args: argparse.Namespace) -> int:
         return _pending_one(args)
     with _opened(args) as (_home, writer):
         records, broken = writer.pending.all()
+    if args.user is not None:  # one user's staged writes, as show/add take --user
+        records = [r for r in records if r.user_id == args.user]
     if args.json:  # for scripts: not noted as shown (nobody may have read it)
         print_json({"pending": [dataclasses.asdict(r) for r in records], "unreadable": broken})
         return EXIT_OK

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from hermes_core.cli.common import EXIT_OK, open_host, table
+from hermes_core.cli.common import EXIT_OK, load, quiet_plugin_warnings, table
 from hermes_core.cli.escaped import json_text, say, visible
 
 
@@ -24,13 +24,13 @@ def register(
 
 
 def run(args: argparse.Namespace) -> int:
-    host = open_host(args)
-    try:
-        records = list(host.plugins.records.values())
+    from hermes_core.host.hermes import diagnosed_plugins
+
+    quiet_plugin_warnings(args)
+    with diagnosed_plugins(load(args)) as plugins:  # a provider that fails is a row here
+        records = list(plugins.records.values())
         if args.all:
-            records += host.plugins.available()
-    finally:
-        host.close()
+            records += plugins.available()
     if args.json:
         print(json_text([r.to_dict() for r in records]))
         return EXIT_OK

@@ -20,7 +20,7 @@ import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from hermes_core.cli.common import (
     EXIT_INPUT,
@@ -28,6 +28,7 @@ from hermes_core.cli.common import (
     EXIT_USAGE,
     CommandError,
     bounded_int,
+    load,
     open_host,
     table,
 )
@@ -86,8 +87,46 @@ MAX_LIMIT = 10_000  # rows a listing or a search may ask for
 _positive = bounded_int(1, MAX_LIMIT)
 
 
+class _NoStore:
+    """A home without its ``state.db``: no sessions, and none is created by looking."""
+
+    def list_sessions(self, **_: object) -> list[SessionRecord]:
+        return []
+
+    def get_session(self, *_: object, **__: object) -> None:
+        return None
+
+    def search(self, *_: object, **__: object) -> list[SearchHit]:
+        return []
+
+    def messages(self, *_: object, **__: object) -> list[StoredMessage]:
+        return []
+
+
 @contextlib.contextmanager
 def _store(args: argparse.Namespace) -> Iterator[SessionStore]:
+    """The store to read: SQLite opened read-only (nothing created, migrated or switched to
+    WAL; a read-only file or folder works), another backend through the host."""
+    loaded = load(args)
+    settings = loaded.settings.sessions
+    if not settings.enabled:
+        raise CommandError(
+            "the session store is off (sessions.enabled: false in the config)", EXIT_USAGE
+        )
+    if settings.backend == "sqlite":
+        from hermes_core.sessions.sqlite import SQLiteSessionStore
+        from hermes_plugins.session_store import db_path
+
+        path = db_path(loaded.home, settings.db_path)
+        if not path.exists():
+            yield cast(SessionStore, _NoStore())
+            return
+        local = SQLiteSessionStore(path, read_only=True)
+        try:
+            yield local
+        finally:
+            local.close()
+        return
     host = open_host(args)
     try:
         store = host.session_store

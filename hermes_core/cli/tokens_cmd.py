@@ -18,6 +18,7 @@ from hermes_core.cli.formats_option import (
 from hermes_core.cli.progress import Progress
 from hermes_core.cli.text import count
 from hermes_core.errors import InvalidMessages
+from hermes_core.tokens.costs import REPLY_PRIMING
 
 if TYPE_CHECKING:
     from hermes_core.tokens.costs import MessageCostCache
@@ -73,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
     say(
         f"{args.file}: {count(breakdown.messages, 'message')}, "
         f"{count(breakdown.total, 'token')} (counter: {breakdown.counter}, "
-        f"model: {model or 'default'}{as_format})"
+        f"model: {model or 'default'}{as_format}; every message counted exactly, without "
+        f"the {REPLY_PRIMING} reply-priming tokens a request adds)"
     )
     say("")
     role_rows = [

@@ -66,7 +66,12 @@ class CompressionSettings:
 
     enabled: bool = setting(True, "Master switch for every automatic compression trigger.")
     threshold: float = setting(
-        0.50, "Trigger at this fraction of the window.", minimum=0.05, maximum=0.95
+        0.50,
+        "Trigger at this fraction of the window. Below a 512,000-token context it is raised to "
+        "0.75 (the floor): `config show` gives the effective value beside this one, and a host "
+        "logs one warning when an explicit setting is raised.",
+        minimum=0.05,
+        maximum=0.95,
     )
     model_thresholds: dict[str, float] = setting(
         {},

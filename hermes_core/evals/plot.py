@@ -4,8 +4,10 @@ Why: a picture shows at a glance which kinds fade over repeated compactions, and
 library would be a heavy dependency for one chart. The chart: retention (0-100%) up, the
 compaction (1..N) across, one line per kind with a marker per compaction, a legend with each
 kind's first and last figure. Lines that coincide stay visible: earlier kinds are drawn
-thicker, so a shared stretch shows as nested bands. :func:`check_png` reads a PNG back
-(signature, chunk CRCs, header, pixel data size) so a broken file is caught.
+thicker, so a shared stretch shows as nested bands; markers of kinds at the same value sit
+side by side, and a kind equal to an earlier one all along says so in the legend.
+:func:`check_png` reads a PNG back (signature, chunk CRCs, header, pixel data size) so a
+broken file is caught.
 """
 
 from __future__ import annotations
@@ -13,12 +15,12 @@ from __future__ import annotations
 import itertools
 import struct
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 from hermes_core.evals.font import GLYPH_HEIGHT, GLYPH_WIDTH, glyph
 
-__all__ = ["PNG_SIGNATURE", "Canvas", "check_png", "retention_png"]
+__all__ = ["PNG_SIGNATURE", "Canvas", "check_png", "marker_positions", "retention_png"]
 
 PNG_SIGNATURE: Final = b"\x89PNG\r\n\x1a\n"
 Color = tuple[int, int, int]
@@ -117,6 +119,33 @@ def text_width(text: str, scale: int = SCALE) -> int:
     return len(text) * (GLYPH_WIDTH + 1) * scale
 
 
+#: half a marker's width; markers of kinds at one point sit 2 * MARKER + 2 pixels apart
+MARKER: Final = 4
+
+
+def marker_positions(
+    series: Mapping[str, Sequence[float | None]],
+    x_of: Callable[[int], int],
+    y_of: Callable[[float], int],
+) -> dict[str, list[tuple[int, int]]]:
+    """Each kind's marker centres. Kinds that land on one pixel at a compaction are spread
+    side by side around it, in kind order, so no series hides another that has the same
+    value (an earlier kind's marker would otherwise be painted over)."""
+    at: dict[tuple[int, int], list[str]] = {}
+    for kind, values in series.items():
+        for i, v in enumerate(values):
+            if v is not None:
+                at.setdefault((x_of(i), y_of(v)), []).append(kind)
+    found: dict[str, list[tuple[int, int]]] = {kind: [] for kind in series}
+    step = 2 * MARKER + 2
+    for (x, y), sharing in at.items():
+        for rank, kind in enumerate(sharing):
+            found[kind].append((x + round((rank - (len(sharing) - 1) / 2) * step), y))
+    for points in found.values():
+        points.sort()
+    return found
+
+
 def retention_png(series: Mapping[str, Sequence[float | None]], *, title: str = "") -> bytes:
     """The chart of ``series`` (kind -> retention after compaction 1..N, ``None`` for a kind
     without facts: left out of the lines, "no facts" in the legend)."""
@@ -145,6 +174,7 @@ def retention_png(series: Mapping[str, Sequence[float | None]], *, title: str = 
     axis = "compaction"
     canvas.text((left + right - text_width(axis)) // 2, bottom + 38, axis)
     kinds = list(series)
+    markers = marker_positions(series, x_of, lambda v: bottom - round((bottom - top) * v))
     for k, kind in enumerate(kinds):
         color = COLORS[k % len(COLORS)]
         thickness = 3 + 2 * (len(kinds) - 1 - k)
@@ -155,10 +185,17 @@ def retention_png(series: Mapping[str, Sequence[float | None]], *, title: str = 
         ]
         for (x0, y0), (x1, y1) in itertools.pairwise(points):
             canvas.line((x0, y0), (x1, y1), color, thickness)
-        for x, y in points:
-            canvas.rect(x - 4, y - 4, x + 4, y + 4, color)
+    for k, kind in enumerate(kinds):  # markers last, side by side where values coincide
+        color = COLORS[k % len(COLORS)]
+        for x, y in markers[kind]:
+            canvas.rect(x - MARKER, y - MARKER, x + MARKER, y + MARKER, color)
         values = [v for v in series[kind] if v is not None]
         figure = f"{values[0]:.0%} -> {values[-1]:.0%}" if values else "no facts"
+        same = [
+            other for other in kinds[:k] if values and list(series[other]) == list(series[kind])
+        ]
+        if same:
+            figure += f" (= {same[0]})"
         ly = top + k * 30
         canvas.rect(right + 30, ly + 2, right + 50, ly + 12, color)
         canvas.text(right + 58, ly, kind)

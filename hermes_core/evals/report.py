@@ -130,8 +130,11 @@ def _budget_lines(report: dict[str, Any]) -> list[str]:
 
 def _intro(report: dict[str, Any]) -> str:
     source = "planted into a copy" if report["facts_source"] == "planted" else "found in it"
+    counted = "of the copy, " if report["facts_source"] == "planted" else ""
     return (
-        f"{report['messages']:,} messages, {report['tokens']:,} tokens; facts {source}; "
+        f"{report['messages']:,} messages, {report['tokens']:,} tokens ({counted}counted "
+        "exactly with reply priming); "
+        f"facts {source}; "
         f"{report['rounds']} compactions at a {report['context_length']:,}-token window "
         f"(threshold {report['threshold_tokens']:,}, counter {report['token_counter']})"
     )

@@ -6,17 +6,18 @@ is global.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from hermes_core.config.loader import LoadedConfig, load_config
 from hermes_core.config.settings import Settings
-from hermes_core.errors import InvalidArgument, SessionError
+from hermes_core.errors import InvalidArgument, MissingExtraError, PluginLoadError, SessionError
 from hermes_core.memory.calls import StuckCalls
 from hermes_core.plugins.loading import PluginSpec
 from hermes_core.plugins.manager import PluginHost
@@ -57,6 +58,8 @@ class Hermes:
         self.stuck_calls = StuckCalls()
         try:
             self.plugins.load(default_builtins() if builtins is None else builtins)
+            _provider_must_load(self.plugins)
+            warn_threshold_floor(config)
         except BaseException:
             self.close()  # plugins built before the failure still get their shutdown
             raise
@@ -204,6 +207,104 @@ class Hermes:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+#: (config file or "argument", configured threshold, effective) already warned about
+_FLOOR_WARNED: set[tuple[str, float, float]] = set()
+
+
+def threshold_floor(config: LoadedConfig) -> tuple[float, str] | None:
+    """The effective trigger fraction and the reason, when the floor for contexts under
+    512K raised ``compression.threshold`` (or the matching ``model_thresholds`` entry);
+    ``None`` when the configured value is the one used."""
+    from hermes_core.compression.policy import from_settings
+
+    model = config.settings.model
+    try:
+        threshold = from_settings(
+            config.settings.compression,
+            context_length=model.context_length,
+            max_tokens=model.max_tokens,
+            model=model.name or None,
+        )
+    except ValueError:
+        return None
+    raised = [step for step in threshold.provenance if step.startswith("raised to")]
+    return (threshold.percent, raised[0]) if raised else None
+
+
+def warn_threshold_floor(config: LoadedConfig) -> None:
+    """An explicit ``compression.threshold`` under the floor says so once per process and
+    config: the operator set a value that is not the one used."""
+    source = config.source_of("compression.threshold")
+    if source.kind == "default":
+        return
+    floor = threshold_floor(config)
+    if floor is None:
+        return
+    configured = config.settings.compression.threshold
+    key = (str(config.path or source), configured, floor[0])
+    if key in _FLOOR_WARNED:
+        return
+    _FLOOR_WARNED.add(key)
+    log.warning(
+        "compression.threshold %.2f (%s) is below the floor: the effective threshold is %.2f "
+        "(%s); raise model.context_length to 512,000 or more for a lower trigger, or set "
+        "compression.threshold_tokens",
+        configured,
+        source,
+        floor[0],
+        floor[1],
+    )
+
+
+def load_failures(plugins: PluginHost) -> list[tuple[str, str]]:
+    """The plugins that were named but did not load, as ``(name, status)``: what ``config
+    check`` refuses and what ``from_config`` raises for the memory provider (one check)."""
+    return [
+        (r.name, r.status)
+        for r in plugins.records.values()
+        if r.status.startswith(("error", "missing"))
+    ]
+
+
+def plugin_problem(name: str, status: str) -> str:
+    """A failed plugin's status (``error: ...``, ``missing-extra: HINT``) as a sentence: the
+    status word is a label for the ``plugins`` table, not part of an error message."""
+    label, _, detail = status.partition(": ")
+    if label == "missing-extra" and detail:
+        return f"plugin '{name}' needs its extra: {detail}"
+    text = status
+    while text.lower().startswith("error:"):  # "error: error: x" loses every copy
+        text = text[len("error:") :].lstrip()
+    return text if f"'{name}'" in text else f"plugin '{name}': {text}"
+
+
+@contextlib.contextmanager
+def diagnosed_plugins(config: LoadedConfig) -> Iterator[PluginHost]:
+    """The plugins a host of ``config`` would load, with a failed ``memory.provider`` kept
+    as a record instead of raised: for the commands that report every plugin's state
+    (``plugins``, ``config check``). Shut down on exit."""
+    plugins = PluginHost(config)
+    try:
+        plugins.load(default_builtins())
+        yield plugins
+    finally:
+        plugins.call("memory_shutdown")
+
+
+def _provider_must_load(plugins: PluginHost) -> None:
+    """A ``memory.provider`` that cannot load stops the host (docs/hosts.md): running
+    without it would send the user's memory nowhere while the config says it goes there."""
+    provider = plugins.config.settings.memory.provider
+    for name, status in load_failures(plugins):
+        if name != provider:
+            continue
+        label, _, detail = status.partition(": ")
+        message = f"memory.provider is '{name}': " + plugin_problem(name, status)
+        if label == "missing-extra" and detail:
+            raise MissingExtraError(message, install_hint=detail)
+        raise PluginLoadError(message)
 
 
 def _check_session_options(

@@ -20,6 +20,20 @@ if TYPE_CHECKING:
 
 ENTRY_POINT_GROUP = "hermes_context.plugins"
 OWN_DISTRIBUTION = "hermes-context"
+#: where a clone of hermes-context sits, when this copy does not run from one
+SOURCE_PLACEHOLDER = "/path/to/hermes-context"
+
+
+def own_install_line(extras: str = "", *, reinstall: bool = False) -> str:
+    """The pip line that installs hermes-context with ``extras``: from source, since the
+    package is not on an index (installing it by name would fail). Names this
+    copy's own checkout when it runs from one, else the placeholder docs use too."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    source = root if (root / "pyproject.toml").is_file() else Path(SOURCE_PLACEHOLDER)
+    target = f"{source.as_posix()}[{extras}]" if extras else source.as_posix()
+    return f"pip install {'--force-reinstall ' if reinstall else ''}'{target}'"
 
 
 @dataclass(frozen=True)
@@ -114,14 +128,18 @@ def _missing_dependency(
 ) -> PluginLoadError:
     missing = getattr(exc, "name", None) or str(exc)
     extras = list(entry_point.extras)
-    if dist_name.lower().replace("_", "-") == OWN_DISTRIBUTION and not extras:
+    own = dist_name.lower().replace("_", "-") == OWN_DISTRIBUTION
+    if own and not extras:
         extras = [entry_point.name] if entry_point.name in own_extras() else []
     if extras:
-        hint = f"pip install '{dist_name}[{','.join(extras)}]'"
+        joined = ",".join(extras)
+        hint = own_install_line(joined) if own else f"pip install '{dist_name}[{joined}]'"
         return MissingExtraError(
             f"{role} '{entry_point.name}' needs its extra: {hint}", install_hint=hint
         )
     hint = f"pip install --force-reinstall '{dist_name}'" if dist_name else "pip install it"
+    if own:
+        hint = own_install_line(reinstall=True)
     return MissingExtraError(
         f"{role} '{entry_point.name}' cannot import '{missing}'; its dependencies are missing: "
         f"{hint}",
@@ -152,7 +170,7 @@ def not_installed(name: str, role: str) -> PluginLoadError:
                 "installed, but no plugin registers the name); upgrade or reinstall "
                 f"hermes-context, or pick another memory.provider"
             )
-        hint = f"pip install 'hermes-context[{name}]'"
+        hint = own_install_line(name)
         return MissingExtraError(f"{role} '{name}' needs its extra: {hint}", install_hint=hint)
     installed = ", ".join(sorted(ep.name for ep in installed_entry_points())) or "none"
     return PluginLoadError(

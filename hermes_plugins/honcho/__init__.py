@@ -1,4 +1,4 @@
-"""Honcho memory provider (``memory.provider: honcho``, extra ``hermes-context[honcho]``).
+"""Honcho memory provider (``memory.provider: honcho``, extra ``honcho``).
 
 See ``docs/providers/honcho.md``. Importing this package imports the ``honcho`` SDK, so a
 missing extra fails at load with the install line.

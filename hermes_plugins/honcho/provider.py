@@ -1,7 +1,7 @@
 """``HonchoProvider``: the hermes-context hooks on top of :class:`HonchoBackend`.
 
 The SDK is imported here at module import time (through the backend), so a host without
-the ``honcho`` extra gets "needs its extra: pip install 'hermes-context[honcho]'" at load.
+the ``honcho`` extra gets "needs its extra: pip install '/path/to/hermes-context[honcho]'" at load.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Mem0 external memory provider for hermes-context (``pip install 'hermes-context[mem0]'``).
+"""Mem0 external memory provider for hermes-context (the ``mem0`` extra:
+``pip install '/path/to/hermes-context[mem0]'``).
 
 Mem0 reads ``MEM0_TELEMETRY`` once, when it is imported; a memory library should not send
 usage events unless the operator asks for it, so it defaults to off here (export

@@ -1,4 +1,5 @@
-"""hermes-context for the OpenAI Agents SDK (``pip install 'hermes-context[openai-agents]'``).
+"""hermes-context for the OpenAI Agents SDK (the ``openai-agents`` extra:
+``pip install '/path/to/hermes-context[openai-agents]'``).
 
 ``Runner.run(agent, input, session=HermesSession(id, user_id=...))``: the SDK's history lives in
 our session store and is compacted by our compressor; ``session.run_config()`` prepares every

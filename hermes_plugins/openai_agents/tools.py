@@ -25,8 +25,9 @@ def agents_sdk() -> Any:
         import agents
     except ImportError as exc:
         from hermes_core.errors import MissingExtraError
+        from hermes_core.plugins.loading import own_install_line
 
-        hint = "pip install 'hermes-context[openai-agents]'"
+        hint = own_install_line("openai-agents")
         raise MissingExtraError(
             f"the OpenAI Agents SDK is not installed ({exc}); {hint}", install_hint=hint
         ) from exc

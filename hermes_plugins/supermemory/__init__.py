@@ -1,6 +1,7 @@
 """Supermemory (SDK 5.x) as the external memory provider: ``memory.provider: supermemory``.
 
-Install with ``pip install 'hermes-context[supermemory]'``; see ``docs/providers/supermemory.md``.
+Install with ``pip install '/path/to/hermes-context[supermemory]'``; see
+``docs/providers/supermemory.md``.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ import pytest
 from hermes_core import Hermes
 from hermes_core.cli import main
 from hermes_core.errors import ConfigError, SessionError
+from hermes_core.plugins.loading import own_install_line
 
 DSN = "postgresql://hermes@127.0.0.1:1/hermes"  # never reached in these tests
 
@@ -53,7 +54,7 @@ for key in ("sessions", "memory"):
     for key, line in zip(("sessions", "memory"), lines, strict=True):
         assert line.startswith(f"{key} REFUSED"), line
         assert f"{key}.backend: postgres" in line
-        assert "pip install 'hermes-context[postgres]'" in line
+        assert own_install_line("postgres") in line  # the from-source line (issue 27, 4)
 
 
 @pytest.mark.parametrize("key", ["sessions", "memory"])

@@ -14,7 +14,7 @@ from hermes_core import hookimpl
 from hermes_core.errors import ConfigError, PluginLoadError
 from hermes_core.host import Hermes
 from hermes_core.plugins import PluginContext
-from hermes_core.plugins.loading import PluginSpec, extra_installed, own_extras
+from hermes_core.plugins.loading import PluginSpec, extra_installed, own_extras, own_install_line
 from hermes_core.testing import make_host, record_hooks, registered
 from hermes_core.types import Finding, SessionInfo
 
@@ -413,7 +413,7 @@ def test_selecting_mem0_makes_it_active_or_names_the_install_line(
     if extra_installed("mem0"):
         assert status == "active" and host.plugins.external_provider() == "mem0"
     else:
-        assert status == "missing-extra: pip install 'hermes-context[mem0]'"
+        assert status == f"missing-extra: {own_install_line('mem0')}"
 
 
 def test_caller_mistakes_raise_instead_of_blaming_plugins(tmp_path: Path) -> None:

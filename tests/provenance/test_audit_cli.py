@@ -83,6 +83,7 @@ def test_filters_event_source_and_since(tmp_path: Path, capsys: pytest.CaptureFi
 def test_a_bad_since_is_a_usage_error_that_says_what_to_write(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    (tmp_path / "memories").mkdir()  # a used home: read commands refuse an empty --home
     code, out, err = cli(capsys, tmp_path, "memory", "audit", "--since", "seven days")
     assert code == 2 and out == ""
     assert "use a number and s, m, h, d or w (e.g. 7d)" in err

@@ -118,5 +118,6 @@ def test_a_line_whose_provenance_sources_is_not_a_list_is_skipped(
 def test_entries_with_no_entries_says_entries(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    (tmp_path / "memories").mkdir()  # a used home: read commands refuse an empty --home
     assert main(["--home", str(tmp_path), "memory", "audit", "--entries"]) == 0
     assert "no current entries" in capsys.readouterr().err

@@ -68,6 +68,7 @@ def test_memory_pending_id_prints_the_whole_record_escaped(
 def test_memory_pending_id_that_is_not_there_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    (tmp_path / "memories").mkdir()  # a used home: read commands refuse an empty --home
     assert main(["--home", str(tmp_path), "memory", "pending", "0123abcd"]) == 1
     assert "no pending write 0123abcd" in capsys.readouterr().err
 

@@ -98,6 +98,19 @@ def create_file(path: Path) -> None:
     os.close(fd)
 
 
+def read_only_uri(path: Path) -> str:
+    """A URI that opens ``path`` for reading only. ``immutable=1`` where no writer is live (no
+    ``-wal`` file) or the file or its folder cannot be written: ``mode=ro`` alone would leave
+    ``-wal``/``-shm`` files behind, or fail in a read-only folder. With a live writer's
+    ``-wal`` present, ``mode=ro`` reads through it."""
+    from urllib.parse import quote
+
+    wal = path.with_name(path.name + "-wal")
+    writable = os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+    immutable = not wal.exists() or not writable
+    return f"file:{quote(str(path.resolve()))}?mode=ro" + ("&immutable=1" if immutable else "")
+
+
 class ConnectionPool:
     """A connection per thread to one database file, all closed by :meth:`close`."""
 
@@ -108,8 +121,11 @@ class ConnectionPool:
         busy_timeout: float,
         retry: RetryPolicy,
         on_connect: OnConnect | None = None,
+        read_only: bool = False,
     ) -> None:
         self.path = path
+        #: open with ``mode=ro`` (or ``immutable=1``): the file and its folder stay untouched
+        self.read_only = read_only
         self.busy_timeout = busy_timeout
         self.retry = retry
         self._on_connect = on_connect
@@ -140,7 +156,8 @@ class ConnectionPool:
     def _connect(self) -> sqlite3.Connection:
         try:
             conn = sqlite3.connect(
-                str(self.path),
+                read_only_uri(self.path) if self.read_only else str(self.path),
+                uri=self.read_only,
                 timeout=self.busy_timeout,
                 isolation_level=None,  # transactions are explicit (BEGIN IMMEDIATE)
                 check_same_thread=False,  # close() may run in another thread
@@ -149,7 +166,8 @@ class ConnectionPool:
             raise describe_error(self.path, exc) from None
         try:
             conn.execute("PRAGMA foreign_keys = ON")
-            conn.execute("PRAGMA synchronous = FULL")  # a commit survives power loss too
+            if not self.read_only:
+                conn.execute("PRAGMA synchronous = FULL")  # a commit survives power loss too
             if self._on_connect is not None:
                 self._on_connect(conn)
         except sqlite3.Error as exc:

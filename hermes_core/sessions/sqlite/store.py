@@ -47,6 +47,8 @@ class SQLiteSessionStore:
     :param retry: how a transaction that stays busy is retried.
     :param clock: the time source for ``started_at``, ``ended_at`` and message timestamps.
     :param on_connect: called with each new connection (functions, handlers, tracing).
+    :param read_only: read the file as it is (the read commands): nothing is created, migrated
+        or switched to WAL, and no `-wal`/`-shm` file is left behind.
 
     Opening checks the file (a non-database, a damaged file or a schema from a newer
     version is a :class:`SessionError`, and the file is left as it was), switches it to WAL,
@@ -64,9 +66,13 @@ class SQLiteSessionStore:
         retry: RetryPolicy | None = None,
         clock: Callable[[], float] = time.time,
         on_connect: OnConnect | None = None,
+        read_only: bool = False,
     ) -> None:
         self.path = Path(path).expanduser()
         self._clock = clock
+        self.read_only = read_only
+        if read_only and not self.path.is_file():
+            raise SessionError(f"session store {self.path}: no such file (nothing was created)")
         if not self.path.exists():
             create_file(self.path)
         self._pool = ConnectionPool(
@@ -74,6 +80,7 @@ class SQLiteSessionStore:
             busy_timeout=busy_timeout,
             retry=retry or RetryPolicy(),
             on_connect=on_connect,
+            read_only=read_only,
         )
         try:
             self.fts: bool = self._open(fts)
@@ -86,6 +93,15 @@ class SQLiteSessionStore:
         # in one read transaction: read apart, the version and the table list could straddle
         # another process's first migration and look like another program's database
         version = self._pool.read(lambda c: schema.check_file(c, self.path))
+        if self.read_only:  # read as it is: no WAL switch, no migration, no index build
+            if version < schema.SCHEMA_VERSION:
+                raise SessionError(
+                    f"session store {self.path}: schema version {version} is older than this "
+                    f"version's {schema.SCHEMA_VERSION}; open it once with a host (or a "
+                    "writing command) to migrate it, then read it"
+                )
+            ready = bool(want_fts is not False and self._pool.call(fts.fts5_available))
+            return ready and bool(self._pool.read(fts.index_ready))
         self._pool.call(_use_wal)
         if version < schema.SCHEMA_VERSION:
             self._pool.write(lambda c: schema.migrate(c, self.path))
