@@ -86,3 +86,13 @@ def test_where_they_must_run_a_missing_server_fails_them() -> None:
     done = _pytest("tests/postgres/test_pg_database.py", required=True)
     assert done.returncode != 0
     assert "HERMES_POSTGRES_REQUIRED=1" in done.stdout
+
+
+def test_ci_requires_the_postgres_tests_and_a_developer_run_does_not() -> None:
+    tox = _tox()
+    assert "HERMES_POSTGRES_REQUIRED = {env:HERMES_POSTGRES_REQUIRED:0}" in tox.get(
+        "testenv:py3-all", "setenv"
+    )
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "export HERMES_POSTGRES_REQUIRED=1" in ci
+    assert ci.index("export HERMES_POSTGRES_REQUIRED=1") < ci.index("tox run")
