@@ -257,6 +257,9 @@ GARBAGE: list[Any] = [
 
 
 class Exploding(Mapping[int, str]):
+    def __repr__(self) -> str:  # a stable test id, the same in every xdist worker
+        return "Exploding()"
+
     def __getitem__(self, key: int) -> str:
         raise KeyError(key)
 
