@@ -86,8 +86,9 @@ def summarize_step(
             text = hooks.summarize(middle, previous, budget_tokens, context)
             if text is not None:
                 text = check_summary(text, None)  # any summariser's answer, not only ours
-                text = drop_summary_labels(text)
+                # markers first: dropping labels would cut our own header down to its tail
                 findings = find_directives(text, stated=stated) + hooks.scan(text)
+                text = drop_summary_labels(text)
                 if findings:
                     failure = ("rejected", f"summary rejected: {findings[0].pattern_id}")
                     text = None
