@@ -31,6 +31,7 @@ from hermes_core.compression.proactive import proactive_outcome
 from hermes_core.compression.progress import ending_notice, started_notice
 from hermes_core.compression.prune import prune_tool_results
 from hermes_core.compression.prune_stop import PruneStop
+from hermes_core.compression.reasons import ran_because
 from hermes_core.compression.references import ArchiveRefs, check_refs
 from hermes_core.compression.result import STILL_OVER, CompressionResult, EventSink, outcome
 from hermes_core.compression.summary_step import SummaryStep, previous_summary, summarize_step
@@ -181,9 +182,9 @@ class Compressor(PruneStop):
             "child_session": not self.settings.compression.in_place,
         }
         overflow = self._overflow_due  # the provider refused the last request: cut hard
-        # the same figure the host's trigger saw: anchored on real usage, ratio-corrected
-        trigger = 0 if force else self._trigger(source, costs)
+        trigger = 0 if force else self._trigger(source, costs)  # the host's figure (anchored)
         go, reason = (True, None) if force else self.should_compress(trigger)
+        self._why = ran_because(self, force=force, overflow=overflow, tokens=trigger)
         self._overflow_due = self._idle_due = self._cache_cold = False  # used up by it
         before = primed(costs.span().point, source)
         if not go:
@@ -213,8 +214,7 @@ class Compressor(PruneStop):
             result = self._run(source, costs, before, stats, usage, force=hard)
             for attempt in range(1, self.settings.compression.max_attempts):
                 if result.status != "compressed" or result.reason != STILL_OVER:
-                    break  # done, or not the "still over the threshold" case
-                # retry with half the tail budget: the tail is what kept it over
+                    break  # done, or not the "still over" case; else halve the tail (kept it over)
                 result = self._run(source, costs, before, stats, usage, force=hard, shrink=attempt)
         except Exception as exc:
             log.warning("compression failed, input kept: %s", exc, exc_info=True)
@@ -356,7 +356,7 @@ class Compressor(PruneStop):
         )
         result.summary = summary.body
         result.summarizer = summary.summarizer
-        result.reason = result.reason or summary.fallback_reason()
+        result.reason = result.reason or summary.fallback_reason() or self._why
         return result
 
     def _summarize(
