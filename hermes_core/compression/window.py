@@ -130,7 +130,8 @@ def choose_window(
     """The head/tail split, or ``None`` when the middle would be empty (nothing to compress).
 
     When the newest real user message is so old that keeping it in the tail leaves nothing to
-    compress (one request followed by hundreds of tool rounds), it is kept in the head instead.
+    compress (one request followed by hundreds of tool rounds), or only an earlier summary, it
+    is kept in the head instead.
     """
     head = head_end(messages, groups, protect_first_n)
     # the floors as set, then, for a short and heavy conversation, yielding (the newest user
@@ -145,7 +146,7 @@ def choose_window(
             min_messages=floor,
             min_user_messages=users,
         )
-        if tail > head:
+        if tail > head and not _only_summaries(messages, head, tail):
             return _spare_in_flight(
                 messages, groups, _settled(messages, groups, Window(head, tail))
             )
@@ -169,6 +170,12 @@ def choose_window(
     if tail <= head:
         return None
     return _spare_in_flight(messages, groups, _settled(messages, groups, Window(head, tail)))
+
+
+def _only_summaries(messages: Sequence[Mapping[str, Any]], head: int, tail: int) -> bool:
+    """A middle of earlier summaries alone: re-summarising them cannot shrink anything, so it
+    counts as no middle (the newest user message then stays in the head instead)."""
+    return all(is_summary_message(messages[i]) for i in range(head, tail))
 
 
 def _spare_in_flight(
