@@ -95,7 +95,7 @@ def _check_file(path: Path, reported: set[str], edited: set[str], where: object)
 
 
 def test_sigkill_at_random_moments_never_breaks_the_file(tmp_path: Path) -> None:
-    """200 writers killed at a random moment once they are writing. What is asserted is what
+    """60 writers killed at a random moment once they are writing. What is asserted is what
     happened, never how much: every reported write is in the file and the file parses. How
     many kills landed inside an operation is counted and printed (it depends on the machine);
     the stage-by-stage test below makes sure each dangerous moment is hit."""
@@ -105,7 +105,7 @@ def test_sigkill_at_random_moments_never_breaks_the_file(tmp_path: Path) -> None
     reported: set[str] = set()
     edited: set[str] = set()
     mid_operation = 0
-    for round_no in range(200):
+    for round_no in range(60):  # each kill is an independent draw; the stage test is exhaustive
         receive, send = FORK.Pipe(duplex=False)
         proc = FORK.Process(target=_keep_writing, args=(str(tmp_path), round_no, send))
         proc.start()
