@@ -125,7 +125,7 @@ def test_compress_with_a_focus_through_the_hosts_own_path(tmp_path: Path) -> Non
 def test_a_host_that_rotates_session_ids_on_compaction(tmp_path: Path) -> None:
     """hermes-agent with ``compression.in_place: false`` continues in a child session id after
     each compaction; ours follows it there, for the same user."""
-    home = make_home(tmp_path, in_place=False)
+    home = make_home(tmp_path, threshold_tokens=THRESHOLD, in_place=False)
     files = workspace(tmp_path)
     model = AgentModel(
         window=WINDOW,
@@ -136,7 +136,7 @@ def test_a_host_that_rotates_session_ids_on_compaction(tmp_path: Path) -> None:
     with FakeLLM() as llm:
         llm.responder = model
         spec = {"base_url": llm.base_url, "session_id": "chat-r", "user_id": "hana"}
-        done = run_driver(home, {**spec, "first": 1, "last": 30, "session_db": True}, tmp_path)
+        done = run_driver(home, {**spec, "first": 1, "last": 18, "session_db": True}, tmp_path)
     assert done["compression_count"] >= 2 and done["session_id"] != "chat-r"
     assert model.rejected == [] and hc.validate_messages(done["messages"]) == []
     host = hc.Hermes.from_config({}, home=home / "hermes-context")
