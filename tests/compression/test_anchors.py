@@ -721,7 +721,7 @@ message = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(message, max_size=8))
 def test_never_raises_on_message_like_json(messages: list[Any]) -> None:
     ledger = extract_anchors(messages)

@@ -130,7 +130,7 @@ def test_decisions_on_the_samples_are_those_of_exact_counts(
     assert_same_decisions(load(name), monkeypatch)
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 2])  # two mixes of code, JSON, prose, CJK and base64
 def test_decisions_on_generated_sessions_are_those_of_exact_counts(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:

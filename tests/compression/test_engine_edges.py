@@ -120,7 +120,7 @@ def test_one_request_then_hundreds_of_tool_rounds() -> None:
 
 
 def test_an_old_huge_paste_is_not_kept_by_the_tail_floor() -> None:
-    paste = {"role": "user", "content": "paste " * 60_000}
+    paste = {"role": "user", "content": "paste " * 30_000}  # over the 24,000 threshold alone
     messages = [
         {"role": "system", "content": "sys"},
         {"role": "user", "content": "start"},

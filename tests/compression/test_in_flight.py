@@ -97,7 +97,7 @@ def _check_not_torn(source: list[Message], after: list[Message], later: list[Mes
     assert validate_messages(full) == []  # each one attaches to its call
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     case=in_flight_transcripts(),
     window=st.sampled_from([2_048, 4_096, 8_192, 32_000]),

@@ -114,7 +114,7 @@ def check_result(messages: list[dict[str, Any]], result: Any) -> None:
         assert key in kept or key in archived
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(transcripts(), transcripts(), st.sampled_from([4_096, 8_192, 32_000]), st.booleans())
 def test_compression_invariants(
     messages: list[dict[str, Any]], more: list[dict[str, Any]], window: int, wire: bool

@@ -636,7 +636,7 @@ class GuardMachine(RuleBasedStateMachine):
 
 
 TestGuardMachine = GuardMachine.TestCase
-TestGuardMachine.settings = settings(max_examples=200, stateful_step_count=40, deadline=None)
+TestGuardMachine.settings = settings(max_examples=100, stateful_step_count=40, deadline=None)
 
 
 @given(ops=st.lists(st.sampled_from(["tick", "turn"]), max_size=80))

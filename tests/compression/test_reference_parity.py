@@ -262,9 +262,10 @@ def test_the_whole_summariser_prompt_stays_under_the_input_cap(fake_llm: FakeLLM
     long_summary = SUMMARY + "\n\n## Critical Context\n" + words("fact", 9_000)
     fake_llm.script(answer(long_summary), answer(SUMMARY))
     compressor = hc.Compressor(llm_settings(fake_llm), context_length=1_000_000)
-    first = compressor.compress([system(), *chat(40, n=2_000)], force=True)
+    # 12 turns of 2,000 words: each request's middle is about three times the 160,000 cap
+    first = compressor.compress([system(), *chat(12, n=2_000)], force=True)
     assert first.summarizer == "llm" and len(first.summary or "") > 30_000
-    compressor.compress([*first.messages, *chat(40, n=2_000, start=100)], force=True)
+    compressor.compress([*first.messages, *chat(12, n=2_000, start=100)], force=True)
     second = fake_llm.requests[-1].json["messages"]
     assert "fact8" in second[-1]["content"]  # the previous summary was sent to be updated
     assert sum(len(message["content"]) for message in second) <= 160_000

@@ -345,7 +345,7 @@ names = st.one_of(
 arguments = st.dictionaries(st.one_of(known_keys, st.text(max_size=10)), json_values, max_size=5)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(name=names, args=arguments, result=results, limit=st.integers(-5, 400))
 def test_never_raises_and_always_one_bounded_line(
     name: str, args: dict[str, Any], result: str, limit: int
@@ -365,7 +365,7 @@ def test_wrong_types_do_not_raise(args: Any, result: Any) -> None:
     assert line.startswith("[terminal]")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(name=names, args=arguments, result=results)
 def test_the_safety_net_is_not_what_keeps_it_total(
     name: str, args: dict[str, Any], result: str

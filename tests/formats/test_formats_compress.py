@@ -42,7 +42,7 @@ def _survivors(messages: list[dict[str, Any]], converted: Any) -> list[Any]:
     return out
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(conversations(), st.data(), st.sampled_from([600, 2_000, 6_000]))
 def test_formats_compress_in_one_format_equals_compress_in_the_other(
     messages: list[dict[str, Any]], data: st.DataObject, window: int

@@ -44,7 +44,7 @@ def test_formats_openai_messages_starting_with_the_assistant_are_written_user_fi
     assert anthropic_problems(back) == []
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(conversations(pending=False), st.data(), st.sampled_from([400, 800, 2_000]))
 def test_formats_repeated_compactions_of_anthropic_payloads_stay_valid(
     messages: list[dict[str, Any]], data: st.DataObject, window: int

@@ -167,17 +167,29 @@ def test_sealed_lines_are_rarely_near_duplicates_of_training_lines() -> None:
     """Independent writers do produce a few common sentences twice (13 of 535 lines, all
     benign; docs/threats.md gives the figures without them too); more would mean the
     sealed sets were copied from training material."""
+    # prefix filtering: with the words of every line in one fixed order, two lines whose
+    # Jaccard index reaches 0.75 share a word among the first n - ceil(3n/4) + 1 of each
+    # (they share at least ceil(3n/4) of each one's n words); only those pairs are measured
     trained = [_words(row["text"]) for name in (*TRAINED_ON, "injection", "benign", "own_examples")
                for row in rows(f"{name}.jsonl")]  # fmt: skip
+    sealed = [_words(row["text"]) for name in SEALED for row in rows(f"{name}.jsonl")]
+    seen = Counter(word for words in (*trained, *sealed) for word in words)
+
+    def prefix(words: set[str]) -> list[str]:
+        ordered = sorted(words, key=lambda word: (seen[word], word))
+        return ordered[: len(words) - (3 * len(words) + 3) // 4 + 1]
+
+    index: dict[str, list[int]] = {}
+    for k, words in enumerate(trained):
+        for word in prefix(words):
+            index.setdefault(word, []).append(k)
     close = 0
-    for name in SEALED:
-        for row in rows(f"{name}.jsonl"):
-            words = _words(row["text"])
-            if (
-                len(words) >= 6
-                and max(len(words & other) / len(words | other) for other in trained) >= 0.75
-            ):
-                close += 1
+    for words in sealed:
+        candidates = {k for word in prefix(words) for k in index.get(word, ())}
+        if len(words) >= 6 and any(
+            len(words & trained[k]) / len(words | trained[k]) >= 0.75 for k in candidates
+        ):
+            close += 1
     assert close <= 13
 
 

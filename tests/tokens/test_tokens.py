@@ -495,7 +495,7 @@ _message = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(message=_message)
 def test_message_tokens_never_raises(message: dict[str, Any]) -> None:
     cache = MessageCostCache(maxsize=64)

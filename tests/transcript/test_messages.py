@@ -430,13 +430,13 @@ def check_never_raises(value: object) -> None:
         assert len(to_wire(dicts)) == len(dicts)
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(JSON)
 def test_validate_never_raises_on_arbitrary_json(value: object) -> None:
     check_never_raises(value)
 
 
-@settings(max_examples=300)
+@settings(max_examples=100)
 @given(st.lists(MESSAGE_LIKE, max_size=8))
 def test_validate_never_raises_on_message_like_json(value: list[object]) -> None:
     check_never_raises(value)
@@ -510,7 +510,7 @@ def mutated_transcripts(draw: st.DrawFn) -> list[Msg]:
     return messages
 
 
-@settings(max_examples=400)
+@settings(max_examples=200)
 @given(mutated_transcripts())
 def test_problems_reported_exactly_when_pairing_broken(messages: list[Msg]) -> None:
     assert bool(validate_messages(messages)) is not pairing_ok(messages)
@@ -536,7 +536,7 @@ def assert_partition(groups: list[TurnGroup], n: int) -> None:
     assert position == n
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(mutated_transcripts())
 def test_turn_groups_partition_and_keep_results_with_their_call(messages: list[Msg]) -> None:
     groups = turn_groups(messages)
