@@ -37,6 +37,7 @@ from hermes_core.cli.formats_option import (
 )
 from hermes_core.cli.progress import Progress
 from hermes_core.cli.text import count
+from hermes_core.cli.transcript_rule import warn_in_flight
 
 OVER_LIMIT_HINT = (
     "a larger --context-length fits it, or fewer protected messages "
@@ -130,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
             progress.phase(f"reading {args.file}")
             conversion = converted(args.file, read_formatted(args.file, args.format))
             messages = conversion.messages
+            warn_in_flight(args.file, messages)  # the compressor refuses the rest
             events = _Events(progress, count(len(messages), "message"))
             compressor = Compressor(
                 settings,

@@ -17,6 +17,7 @@ from hermes_core.cli.formats_option import (
 )
 from hermes_core.cli.progress import Progress
 from hermes_core.cli.text import count
+from hermes_core.cli.transcript_rule import refuse_invalid, warn_in_flight
 from hermes_core.errors import InvalidMessages
 from hermes_core.tokens.costs import REPLY_PRIMING
 
@@ -52,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
         progress.phase(f"reading {args.file}")
         conversion = converted(args.file, read_formatted(args.file, args.format))
         messages = conversion.messages
+        refuse_invalid(args.file, messages)
+        warn_in_flight(args.file, messages)
         uncounted = carried(conversion)
         counter = get_counter(model, settings.model.tokenizer)
         cache = _counted(messages, counter, image_tokens, progress)

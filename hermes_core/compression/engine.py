@@ -29,6 +29,7 @@ from hermes_core.compression.invariants import check_invariants
 from hermes_core.compression.proactive import proactive_outcome
 from hermes_core.compression.progress import ending_notice, started_notice
 from hermes_core.compression.prune import prune_tool_results
+from hermes_core.compression.reasons import ran_because
 from hermes_core.compression.references import ArchiveRefs, check_refs
 from hermes_core.compression.result import STILL_OVER, CompressionResult, EventSink, outcome
 from hermes_core.compression.summary_stage import SummaryStage
@@ -178,9 +179,9 @@ class Compressor(SummaryStage):
             "child_session": not self.settings.compression.in_place,
         }
         overflow = self._overflow_due  # the provider refused the last request: cut hard
-        # the same figure the host's trigger saw: anchored on real usage, ratio-corrected
-        trigger = 0 if force else self._trigger(source, costs)
+        trigger = 0 if force else self._trigger(source, costs)  # the host's figure (anchored)
         go, reason = (True, None) if force else self.should_compress(trigger)
+        self._why = ran_because(self, force=force, overflow=overflow, tokens=trigger)
         self._overflow_due = self._idle_due = self._cache_cold = False  # used up by it
         before = primed(costs.span().point, source)
         if not go:
@@ -210,8 +211,7 @@ class Compressor(SummaryStage):
             result = self._run(source, costs, before, stats, usage, force=hard)
             for attempt in range(1, self.settings.compression.max_attempts):
                 if result.status != "compressed" or result.reason != STILL_OVER:
-                    break  # done, or not the "still over the threshold" case
-                # retry with half the tail budget: the tail is what kept it over
+                    break  # done, or not the "still over" case; else halve the tail (kept it over)
                 result = self._run(source, costs, before, stats, usage, force=hard, shrink=attempt)
         except Exception as exc:
             log.warning("compression failed, input kept: %s", exc, exc_info=True)
@@ -353,5 +353,5 @@ class Compressor(SummaryStage):
         )
         result.summary = summary.body
         result.summarizer = summary.summarizer
-        result.reason = result.reason or summary.fallback_reason()
+        result.reason = result.reason or summary.fallback_reason() or self._why
         return result

@@ -146,6 +146,16 @@ class CompressionGuard:
             return True
         return _left(self._llm_probe_at, self._clock()) == 0
 
+    def llm_off_reason(self) -> str | None:
+        """Why :meth:`use_llm` is False now (the reason a fallback summary then carries)."""
+        now = self._clock()
+        if (left := _left(self._llm_rest_until, now)) > 0:
+            return f"the LLM rests {_secs(left)} s more after an optional summary failed"
+        streak = self._fallback_streak >= MAX_FALLBACK_STREAK
+        if streak and (left := _left(self._llm_probe_at, now)) > 0:
+            return f"two fallback summaries in a row; the LLM is tried again in {_secs(left)} s"
+        return None
+
     def warning_due(self, prompt_tokens: int, threshold: int) -> str | None:
         """The reason to emit as `compression_blocked`, once per blocked period over threshold."""
         reason = self.blocked_reason()

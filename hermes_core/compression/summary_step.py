@@ -40,10 +40,16 @@ class SummaryStep:
     summarizer: SummarizerUsed | None
     abort_reason: str | None = None
     failure: tuple[str, str] | None = None  # (kind, detail) of a summariser failure
+    skipped: str | None = None  # why the LLM was not asked, when the guard said so
 
     def fallback_reason(self) -> str | None:
-        """Why the fallback summary stands in for the LLM's, when a failure led there."""
-        if self.failure is None or self.abort_reason is not None:
+        """Why the fallback summary stands in for the LLM's: a failure in this call, or the
+        guard resting the LLM after earlier ones (docs/compression.md)."""
+        if self.abort_reason is not None or self.summarizer != "fallback":
+            return None
+        if self.skipped is not None:
+            return f"fallback summary: {self.skipped}"
+        if self.failure is None:
             return None
         kind, detail = self.failure
         return f"the LLM summary failed ({kind}), the fallback summary was used: {detail}"
@@ -81,13 +87,15 @@ def summarize_step(
     )
     if use_llm is None:
         use_llm = hooks.summarize is not None and guard.use_llm()
+    skipped = guard.llm_off_reason() if hooks.summarize is not None and not use_llm else None
     if use_llm and hooks.summarize is not None:
         try:
             text = hooks.summarize(middle, previous, budget_tokens, context)
             if text is not None:
                 text = check_summary(text, None)  # any summariser's answer, not only ours
-                text = drop_summary_labels(text)
+                # markers first: dropping labels would cut our own header down to its tail
                 findings = find_directives(text, stated=stated) + hooks.scan(text)
+                text = drop_summary_labels(text)
                 if findings:
                     failure = ("rejected", f"summary rejected: {findings[0].pattern_id}")
                     text = None
@@ -133,7 +141,7 @@ def summarize_step(
     # quoted tool output is data, not orders; the user's own rules stay
     body, _removed = strip_directive_lines(redact(body), stated)
     body = with_pointers(body, carried(previous) + pointers_for(middle_original))
-    return SummaryStep(body, used, failure=failure)
+    return SummaryStep(body, used, failure=failure, skipped=skipped)
 
 
 #: A label the model put on its own answer ("[CONTEXT SUMMARY]:", "Context summary —"):

@@ -62,15 +62,16 @@ def tail_start(
     """Walk back over whole groups until the token budget is used.
 
     Always kept: the newest group and (with ``keep_newest_user``) the newest real user message
-    with what follows it, and the assistant's text reply that message answers (a "Yes, do
-    that." means nothing without it) when it costs at most :data:`REPLY_BUDGET_SHARE` tail
-    budgets. Wanted while the budget allows, and beyond it unless a
-    single group alone overruns the budget: ``min_messages`` messages and
-    ``min_user_messages`` real user messages (as many as exist after the head).
+    with what follows it, and, while that message has no text answer yet, the assistant's text
+    reply it answers (a "Yes, do that." means nothing without it) when it costs at most
+    :data:`REPLY_BUDGET_SHARE` tail budgets (once answered, the answer carries the context).
+    Wanted while the budget allows, and beyond it unless a single group alone overruns the
+    budget: ``min_messages`` messages and ``min_user_messages`` real user messages (as many
+    as exist after the head).
     """
     users_after_head = [i for i in range(head, len(messages)) if is_real_user_message(messages[i])]
     newest_user = users_after_head[-1] if users_after_head and keep_newest_user else None
-    if newest_user is not None:
+    if newest_user is not None and not _answered(messages, newest_user):
         reply = _answered_reply(messages, head, newest_user)
         if sum(costs[reply:newest_user]) <= REPLY_BUDGET_SHARE * budget_tokens:
             newest_user = reply  # a reply of any size would hold the compaction hostage
@@ -91,6 +92,16 @@ def tail_start(
         held += len(group)
         users += sum(1 for i in range(group.start, group.end) if is_real_user_message(messages[i]))
     return max(start, head)
+
+
+def _answered(messages: Sequence[Mapping[str, Any]], user: int) -> bool:
+    """Whether an assistant text reply without tool calls follows the message at ``user``."""
+    for message in messages[user + 1 :]:
+        content = message.get("role") == "assistant" and not message.get("tool_calls")
+        text = message.get("content") if content else None
+        if (isinstance(text, str) and text.strip()) or (isinstance(text, list) and text):
+            return True
+    return False
 
 
 def _answered_reply(messages: Sequence[Mapping[str, Any]], head: int, user: int) -> int:
@@ -119,7 +130,8 @@ def choose_window(
     """The head/tail split, or ``None`` when the middle would be empty (nothing to compress).
 
     When the newest real user message is so old that keeping it in the tail leaves nothing to
-    compress (one request followed by hundreds of tool rounds), it is kept in the head instead.
+    compress (one request followed by hundreds of tool rounds), or only an earlier summary, it
+    is kept in the head instead.
     """
     head = head_end(messages, groups, protect_first_n)
     # the floors as set, then, for a short and heavy conversation, yielding (the newest user
@@ -134,7 +146,7 @@ def choose_window(
             min_messages=floor,
             min_user_messages=users,
         )
-        if tail > head:
+        if tail > head and not _only_summaries(messages, head, tail):
             return _spare_in_flight(
                 messages, groups, _settled(messages, groups, Window(head, tail))
             )
@@ -158,6 +170,12 @@ def choose_window(
     if tail <= head:
         return None
     return _spare_in_flight(messages, groups, _settled(messages, groups, Window(head, tail)))
+
+
+def _only_summaries(messages: Sequence[Mapping[str, Any]], head: int, tail: int) -> bool:
+    """A middle of earlier summaries alone: re-summarising them cannot shrink anything, so it
+    counts as no middle (the newest user message then stays in the head instead)."""
+    return all(is_summary_message(messages[i]) for i in range(head, tail))
 
 
 def _spare_in_flight(

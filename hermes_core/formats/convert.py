@@ -49,11 +49,21 @@ def to_openai(payload: Any, fmt: str = "openai", *, allow_pending: bool = True) 
         if not isinstance(messages, list):
             problem = f'payload: "messages" must be a list of messages, got {kind_of(messages)}'
             raise InvalidMessages(problem, [problem])
-        return Converted("openai", messages, envelope=payload)
+        return Converted("openai", _valid(messages, allow_pending), envelope=payload)
     if not isinstance(payload, list):
         problem = f"payload: expected a list of messages, got {kind_of(payload)}"
         raise InvalidMessages(problem, [problem])
-    return Converted("openai", payload)
+    return Converted("openai", _valid(payload, allow_pending))
+
+
+def _valid(messages: list[Any], allow_pending: bool) -> list[Any]:
+    """OpenAI messages are checked as the other formats are: an unknown role or a broken
+    tool-call pair is refused here, not passed on to fail later (docs/formats.md)."""
+    problems = validate_messages(messages, allow_pending_tool_calls=allow_pending)
+    if problems:
+        many = f"{len(problems):,} problem{'' if len(problems) == 1 else 's'}"
+        raise InvalidMessages(f"invalid OpenAI transcript ({many}): {problems[0]}", problems)
+    return messages
 
 
 def from_openai(messages: Sequence[Any], converted: Converted) -> Any:

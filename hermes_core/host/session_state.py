@@ -17,6 +17,7 @@ from hermes_core.errors import InvalidMessages, NotAMessage, SessionError
 from hermes_core.host.alignment import Mark
 from hermes_core.host.undo_history import History
 from hermes_core.transcript.parts import type_problem
+from hermes_core.transcript.validation import validate_appended
 
 __all__ = [
     "MAX_ID_CHARS",
@@ -126,8 +127,9 @@ def check_messages(messages: object) -> list[Any]:
 def check_items(messages: list[Any], start: int = 0) -> list[dict[str, Any]]:
     """``messages[start:]`` as message dicts; :class:`NotAMessage` naming the first item that
     is not a mapping, :class:`InvalidMessages` naming a content part whose ``"type"`` is not
-    a string (no count could be made of it), before anything changes (shape only: roles and
-    pairing are the compressor's to check)."""
+    a string (no count could be made of it), and :class:`InvalidMessages` listing what a
+    provider would reject (an unknown role, a broken tool-call pair; a trailing turn in flight
+    is fine), before anything changes: the same rule as ``compress`` (docs/formats.md)."""
     out: list[dict[str, Any]] = []
     for index in range(start, len(messages)):
         message = messages[index]
@@ -141,6 +143,10 @@ def check_items(messages: list[Any], start: int = 0) -> list[dict[str, Any]]:
             if bad := type_problem(part, f"message {index}: content[{k}]"):
                 raise InvalidMessages(f"invalid transcript: {bad}", [bad])
         out.append(message)
+    if problems := validate_appended(messages, start):
+        count = f"{len(problems):,} problem{'' if len(problems) == 1 else 's'}"
+        why = f"invalid transcript ({count}; nothing was stored): {problems[0]}"
+        raise InvalidMessages(why, problems)
     return out
 
 

@@ -19,6 +19,7 @@ __all__ = [
     "kind_of",
     "nesting_exceeds",
     "role_of",
+    "validate_appended",
     "validate_messages",
 ]
 
@@ -142,8 +143,9 @@ class _Block:
 class _Validator:
     """One pass over the transcript; problems are bucketed by message so they print in order."""
 
-    def __init__(self, messages: Sequence[object]) -> None:
+    def __init__(self, messages: Sequence[object], offset: int = 0) -> None:
         self.messages = messages
+        self.offset = offset  # index of messages[0] in the whole transcript
         self.problems: list[list[str]] = [[] for _ in messages]
         self.block: _Block | None = None
         self.first_call: dict[str, int] = {}  # call id -> first assistant message making it
@@ -156,7 +158,7 @@ class _Validator:
                     self.first_call.setdefault(cid, i)
 
     def add(self, i: int, text: str) -> None:
-        self.problems[i].append(f"message {i}: {text}")
+        self.problems[i].append(f"message {i + self.offset}: {text}")
 
     def run(self, allow_pending: bool) -> list[str]:
         for i, msg in enumerate(self.messages):
@@ -206,7 +208,10 @@ class _Validator:
             if at is None:
                 where = "(the transcript ends first); add a tool message with this tool_call_id"
             else:
-                where = f"before message {at}; add a tool message with this tool_call_id before it"
+                where = (
+                    f"before message {at + self.offset}; "
+                    "add a tool message with this tool_call_id before it"
+                )
             self.add(block.owner, f"{label} has no result {where}, or remove the call")
 
     def content(self, i: int, msg: dict[Any, Any], role: str) -> None:
@@ -253,7 +258,8 @@ class _Validator:
             if earlier is not None:
                 self.add(
                     i,
-                    f"tool_calls[{k}] id {_show(cid)} is already used by message {earlier}; "
+                    f"tool_calls[{k}] id {_show(cid)} is already used by message "
+                    f"{earlier + self.offset}; "
                     "tool call ids must be unique in a transcript",
                 )
             self.last_call[cid] = i
@@ -319,17 +325,18 @@ class _Validator:
         """Say why a result with a well-formed id does not answer an open call."""
         shown = _show(cid)
         if block is not None and cid in block.answered:
-            first = block.answered[cid]
+            first = block.answered[cid] + self.offset
             return f"tool call {shown} is answered twice (also by message {first}); remove one"
         owner = self.last_call.get(cid)
         if owner is not None and cid in self.answered_at:
-            first = self.answered_at[cid]
+            first = self.answered_at[cid] + self.offset
             return f"tool call {shown} was already answered by message {first}; remove this"
         if owner is not None:
             between = self.closed_by.get(owner, owner + 1)
             role = role_of(self.messages[between]) or "not a tool result"
             return (
-                f"tool_call_id {shown} answers a call in message {owner}, but message {between} "
+                f"tool_call_id {shown} answers a call in message {owner + self.offset}, "
+                f"but message {between + self.offset} "
                 f"({role}) comes between them; results must directly follow their assistant message"
             )
         if cid in self.first_call:
@@ -357,6 +364,20 @@ def validate_messages(messages: object, *, allow_pending_tool_calls: bool = Fals
     if not messages:
         return ["transcript: no messages; a request needs at least one user message"]
     return _Validator(as_message_list(messages, lenient=True)).run(allow_pending_tool_calls)
+
+
+def validate_appended(messages: Sequence[Any], start: int) -> list[str]:
+    """The problems ``messages[start:]`` bring to ``messages[:start]`` (checked before), with
+    indexes in the whole list; the calls of a trailing assistant message may lack results (a
+    turn in flight). O(new messages): only the tool-call block they continue is read again."""
+    begin = max(0, min(start, len(messages)))
+    while begin > 0 and role_of(messages[begin - 1]) == "tool":
+        begin -= 1
+    if begin > 0 and role_of(messages[begin - 1]) == "assistant":
+        begin -= 1
+    if begin >= len(messages):
+        return []
+    return _Validator(as_message_list(messages[begin:], lenient=True), begin).run(True)
 
 
 def tool_call_ids(msg: Mapping[str, Any]) -> list[str]:

@@ -35,7 +35,7 @@ OPS = st.lists(
 
 @pytest.mark.parametrize("config", [SMALL, CHILDREN], ids=["in_place", "children"])
 @settings(
-    max_examples=20,
+    max_examples=10,  # derandomized: the same ten sequences, up to nine operations each
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],

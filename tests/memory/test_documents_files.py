@@ -189,7 +189,7 @@ def test_processes_approving_the_same_staged_writes_apply_each_once(tmp_path: Pa
     spawn = multiprocessing.get_context("spawn")
     results = spawn.Queue()
     procs = [
-        spawn.Process(target=_approve_all, args=(str(tmp_path), ids, results)) for _ in range(4)
+        spawn.Process(target=_approve_all, args=(str(tmp_path), ids, results)) for _ in range(3)
     ]
     for proc in procs:
         proc.start()
@@ -197,7 +197,7 @@ def test_processes_approving_the_same_staged_writes_apply_each_once(tmp_path: Pa
     for proc in procs:
         proc.join(60)
         assert proc.exitcode == 0
-    assert sum(applied) == 6  # each applied by exactly one of the four
+    assert sum(applied) == 6  # each applied by exactly one of the three
     assert sorted(store.entries("memory")) == [f"fact {n}" for n in range(6)]
     assert stage.pending.all() == ([], [])
 

@@ -39,10 +39,15 @@ def _add_many(directory: str, worker: int, count: int, start: object) -> None:
             raise SystemExit(f"add failed: {result}")
 
 
-def test_eight_processes_adding_fifty_entries_each_all_land(tmp_path: Path) -> None:
+WORKERS, ADDS = 4, 25  # a hundred locked read-modify-writes racing from the same instant
+
+
+def test_four_processes_adding_twenty_five_entries_each_all_land(tmp_path: Path) -> None:
     assert FORK is not None
     start = FORK.Event()
-    procs = [FORK.Process(target=_add_many, args=(str(tmp_path), w, 50, start)) for w in range(8)]
+    procs = [
+        FORK.Process(target=_add_many, args=(str(tmp_path), w, ADDS, start)) for w in range(WORKERS)
+    ]
     for proc in procs:
         proc.start()
     start.set()
@@ -51,8 +56,8 @@ def test_eight_processes_adding_fifty_entries_each_all_land(tmp_path: Path) -> N
         assert proc.exitcode == 0
     text = (tmp_path / "MEMORY.md").read_text(encoding="utf-8")
     entries = parse_entries(text)
-    assert len(entries) == 400
-    assert set(entries) == {f"worker {w} entry {n}" for w in range(8) for n in range(50)}
+    assert len(entries) == WORKERS * ADDS
+    assert set(entries) == {f"worker {w} entry {n}" for w in range(WORKERS) for n in range(ADDS)}
     assert round_trips(text)
 
 
@@ -95,7 +100,7 @@ def _check_file(path: Path, reported: set[str], edited: set[str], where: object)
 
 
 def test_sigkill_at_random_moments_never_breaks_the_file(tmp_path: Path) -> None:
-    """200 writers killed at a random moment once they are writing. What is asserted is what
+    """60 writers killed at a random moment once they are writing. What is asserted is what
     happened, never how much: every reported write is in the file and the file parses. How
     many kills landed inside an operation is counted and printed (it depends on the machine);
     the stage-by-stage test below makes sure each dangerous moment is hit."""
@@ -105,7 +110,7 @@ def test_sigkill_at_random_moments_never_breaks_the_file(tmp_path: Path) -> None
     reported: set[str] = set()
     edited: set[str] = set()
     mid_operation = 0
-    for round_no in range(200):
+    for round_no in range(60):  # each kill is an independent draw; the stage test is exhaustive
         receive, send = FORK.Pipe(duplex=False)
         proc = FORK.Process(target=_keep_writing, args=(str(tmp_path), round_no, send))
         proc.start()

@@ -1,6 +1,8 @@
-"""Four host processes (four homes, as on four machines), eight users, 200 turns each,
+"""Four host processes (four homes, as on four machines), eight users, 72 turns each,
 interleaved, through one PostgreSQL database: nothing lost, nothing doubled, nothing crosses
-users (issue 15's figure). Each round hands every user's turn to another host."""
+users (issue 15's shape at a third of its 200 turns: each user's session compacts at about
+turn 58 and again two turns later, on other hosts than the one that built it, and the four
+hosts then serve it a dozen more turns). Each round hands every user's turn to another host."""
 
 from __future__ import annotations
 
@@ -17,14 +19,14 @@ from hermes_core import Hermes
 from hermes_core.compression.assemble import SUMMARY_PREFIX
 from hermes_core.memory.home import open_store
 
-HOSTS, USERS, ROUNDS = 4, 8, 200
+HOSTS, USERS, ROUNDS = 4, 8, 72
 _QUESTION = re.compile(r"^question (tok\d\dx\d{4}) about the build$")
 _ANSWER = re.compile(r"^answer to (tok\d\dx\d{4}): run make$")
 
 
 def _config(dsn: str) -> dict[str, Any]:
     return {
-        "model": {"context_length": 2_048},  # a compaction every ~14 turns per user
+        "model": {"context_length": 2_048},  # the first compactions near turn 58, then every ~24
         "sessions": {"backend": "postgres", "dsn": dsn},
         "memory": {"backend": "postgres", "user_char_limit": 100_000},
     }

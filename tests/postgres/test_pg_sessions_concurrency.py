@@ -19,7 +19,7 @@ from hermes_core.testing.store_kit import assistant, snapshot, user
 from hermes_plugins.postgres.database import Database
 from hermes_plugins.postgres.sessions import PostgresSessionStore
 
-WORKERS, APPENDS = 4, 40
+WORKERS, APPENDS = 4, 20
 
 
 @pytest.fixture

@@ -30,7 +30,7 @@ NAMES = itertools.count()
 
 @pytest.mark.parametrize("in_place", [True, False], ids=["in_place", "children"])
 @settings(
-    max_examples=8,
+    max_examples=5,  # the SQLite twin in tests/host/test_session_undo.py runs ten per mode
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],

@@ -1,5 +1,5 @@
 """hermes-agent 0.19's own loop (``AIAgent.run_conversation``) on our engine and memory:
-64 turns with tool calls against a 16K loopback model, compaction through our code several
+32 turns with tool calls against a 16K loopback model, compaction through our code several
 times, no request over the window, a valid transcript in the host, a restart (a second
 process) that carries on from our store, and a second user who sees none of the first's."""
 
@@ -18,10 +18,14 @@ from fake_openai import FakeLLM  # noqa: E402
 import hermes_core as hc  # noqa: E402
 
 WINDOW = 16_384
+THRESHOLD = 6_000
+FIRST, LAST = 20, 32  # the first process runs turns 1..FIRST, the restarted one to LAST
 
 
-def test_sixty_four_turns_restart_and_store(tmp_path: Path) -> None:
-    home = make_home(tmp_path)
+def test_thirty_two_turns_restart_and_store(tmp_path: Path) -> None:
+    # a lower trigger than the 10K default crosses the same compaction and restart points in
+    # half the turns (the run's length is its cost)
+    home = make_home(tmp_path, threshold_tokens=THRESHOLD)
     files = workspace(tmp_path)
 
     def tool_for(n: int) -> tuple[str, dict[str, object]] | None:
@@ -39,15 +43,15 @@ def test_sixty_four_turns_restart_and_store(tmp_path: Path) -> None:
     with FakeLLM() as llm:
         llm.responder = model
         spec = {"base_url": llm.base_url, "session_id": "chat-1", "user_id": "alice"}
-        first = run_driver(home, {**spec, "first": 1, "last": 40}, tmp_path)
+        first = run_driver(home, {**spec, "first": 1, "last": FIRST}, tmp_path)
         summaries_before = model.summaries
         restart_at = len(llm.requests)
         second = run_driver(
             home,
             {
                 **spec,
-                "first": 41,
-                "last": 64,
+                "first": FIRST + 1,
+                "last": LAST,
                 "resume": True,
                 "our_home": str(home / "hermes-context"),
             },
@@ -62,8 +66,8 @@ def test_sixty_four_turns_restart_and_store(tmp_path: Path) -> None:
         )
         bob_requests = [r.text for r in llm.requests[seen_by_alice:]]
     # the restarted host's first request carries on from our store: the summary and the tail
-    assert "CONTEXT SUMMARY" in resumed and "turn 40: please continue" in resumed
-    assert "turn 41: please continue" in resumed
+    assert "CONTEXT SUMMARY" in resumed and f"turn {FIRST}: please continue" in resumed
+    assert f"turn {FIRST + 1}: please continue" in resumed
     # bob never sees alice's memory or sessions: not in his prompts, not from his search
     assert bob_requests and not any("fact 7" in text for text in bob_requests)
     search = next(m for m in bob["messages"] if m.get("role") == "tool")
@@ -87,7 +91,7 @@ def test_sixty_four_turns_restart_and_store(tmp_path: Path) -> None:
     assert record is not None
     assert store.get_session("chat-1", user_id="bob") is None
     rows = store.messages("chat-1")
-    assert any("turn 64" in str(r.message.get("content")) for r in rows)
+    assert any(f"turn {LAST}" in str(r.message.get("content")) for r in rows)
     assert any("[CONTEXT SUMMARY" in str(r.message.get("content")) for r in rows)
     host.close()
     # the model's memory writes went to our MEMORY.md (alice's), not hermes-agent's
@@ -121,7 +125,7 @@ def test_compress_with_a_focus_through_the_hosts_own_path(tmp_path: Path) -> Non
 def test_a_host_that_rotates_session_ids_on_compaction(tmp_path: Path) -> None:
     """hermes-agent with ``compression.in_place: false`` continues in a child session id after
     each compaction; ours follows it there, for the same user."""
-    home = make_home(tmp_path, in_place=False)
+    home = make_home(tmp_path, threshold_tokens=THRESHOLD, in_place=False)
     files = workspace(tmp_path)
     model = AgentModel(
         window=WINDOW,
@@ -132,7 +136,7 @@ def test_a_host_that_rotates_session_ids_on_compaction(tmp_path: Path) -> None:
     with FakeLLM() as llm:
         llm.responder = model
         spec = {"base_url": llm.base_url, "session_id": "chat-r", "user_id": "hana"}
-        done = run_driver(home, {**spec, "first": 1, "last": 30, "session_db": True}, tmp_path)
+        done = run_driver(home, {**spec, "first": 1, "last": 18, "session_db": True}, tmp_path)
     assert done["compression_count"] >= 2 and done["session_id"] != "chat-r"
     assert model.rejected == [] and hc.validate_messages(done["messages"]) == []
     host = hc.Hermes.from_config({}, home=home / "hermes-context")
