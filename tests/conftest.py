@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -50,6 +51,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items[:] = [item for item in items if not _needs_postgres(item)]
     config.hook.pytest_deselected(items=needing)
     config.stash[_NOT_RUN] = (len(needing), problem)
+    worker_output = getattr(config, "workeroutput", None)  # an xdist worker: tell the controller
+    if worker_output is not None:
+        worker_output["postgres_not_run"] = [len(needing), problem]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """xdist's controller collects nothing itself: each worker reports what it left out (every
+    worker collects the whole run, so the largest count is the run's)."""
+    reported = getattr(node, "workeroutput", {}).get("postgres_not_run")
+    if reported:
+        count, problem = reported
+        previous = node.config.stash.get(_NOT_RUN, (0, problem))
+        node.config.stash[_NOT_RUN] = (max(count, previous[0]), problem)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -67,9 +67,13 @@ def _pytest(*args: str, required: bool) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_without_a_server_the_postgres_tests_are_left_out_with_one_line() -> None:
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one process", "xdist"])
+def test_without_a_server_the_postgres_tests_are_left_out_with_one_line(
+    workers: list[str],
+) -> None:
     pytest.importorskip("psycopg")
     done = _pytest(
+        *workers,
         "tests/postgres/test_pg_database.py",
         "tests/test_architecture.py::test_the_cycle_finder_finds_one",
         required=False,

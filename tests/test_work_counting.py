@@ -23,6 +23,17 @@ def test_counting_is_deterministic() -> None:
     assert work(lambda: _linear(text)) == work(lambda: _linear(text)) > 0
 
 
+def _quadratic_without_calls(text: str) -> None:
+    steps = len(text) // 1000
+    for _ in range(steps):
+        for _ in range(steps):
+            pass
+
+
+def test_a_loop_that_makes_no_call_still_counts() -> None:
+    assert growth(_quadratic_without_calls, "a" * 400_000) > 14
+
+
 def test_linear_work_grows_about_four_times_and_quadratic_about_sixteen() -> None:
     text = "a" * 400_000
     assert 3.5 < growth(_linear, text) < 4.5

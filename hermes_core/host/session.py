@@ -52,7 +52,7 @@ from hermes_core.transcript.objects import as_message_list
 from hermes_core.types import SessionInfo
 
 if TYPE_CHECKING:
-    from hermes_core.host.hermes import Hermes
+    from hermes_core.host.services import SessionHost
 
 __all__ = ["Session"]
 
@@ -66,7 +66,7 @@ class Session(UndoSteps, AbsorbSteps, AsyncTwins):
 
     def __init__(
         self,
-        host: Hermes,
+        host: SessionHost,
         session_id: str,
         *,
         user_id: str | None = None,

@@ -28,7 +28,7 @@ from hermes_core.transcript.messages import is_real_user_message, message_text
 from hermes_core.types import SessionInfo, Turn
 
 if TYPE_CHECKING:
-    from hermes_core.host.hermes import Hermes
+    from hermes_core.host.services import SessionHost
 
 __all__ = ["SessionMemory", "last_turn"]
 
@@ -44,7 +44,7 @@ class SessionMemory:
 
     def __init__(
         self,
-        host: Hermes,
+        host: SessionHost,
         *,
         skip_memory: bool,
         toolsets: Collection[str],

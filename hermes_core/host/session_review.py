@@ -29,7 +29,7 @@ from hermes_core.transcript.messages import is_real_user_message
 from hermes_core.types import SessionInfo
 
 if TYPE_CHECKING:
-    from hermes_core.host.hermes import Hermes
+    from hermes_core.host.services import SessionHost
 
 __all__ = ["FINAL_REVIEW_MAX_S", "SessionReview", "counted"]
 
@@ -70,7 +70,7 @@ class SessionReview:
 
     def __init__(
         self,
-        host: Hermes,
+        host: SessionHost,
         info: SessionInfo,
         *,
         enabled: bool,

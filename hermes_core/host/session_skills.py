@@ -16,14 +16,14 @@ from hermes_core.skills.home import open_library
 from hermes_core.types import Finding
 
 if TYPE_CHECKING:
-    from hermes_core.host.hermes import Hermes
+    from hermes_core.host.services import SessionHost
 
 __all__ = ["SKILL_TOOL", "SessionSkills", "strict_scanner"]
 
 SKILL_TOOL = "skill_manage"
 
 
-def strict_scanner(host: Hermes) -> Callable[[str], list[Finding]]:
+def strict_scanner(host: SessionHost) -> Callable[[str], list[Finding]]:
     """The host's threat scanners in the ``strict`` scope (what a memory or skill write
     must pass)."""
 
@@ -36,7 +36,7 @@ def strict_scanner(host: Hermes) -> Callable[[str], list[Finding]]:
 class SessionSkills:
     """The skills library of one session's home, behind the session's gate."""
 
-    def __init__(self, host: Hermes, *, allowed: bool, shared: bool = False) -> None:
+    def __init__(self, host: SessionHost, *, allowed: bool, shared: bool = False) -> None:
         del shared  # a multi-user home needs nothing more: the review's writes are all staged
         self.tool: SkillTool | None = None
         self.review_tool: SkillTool | None = None
