@@ -109,3 +109,34 @@ def test_a_misspelled_name_is_still_refused(tmp_path: Path) -> None:
     )
     message, _ = _probe(code, tmp_path, str(tmp_path))
     assert "file_memroy" in str(message) and "file_memory" in str(message)
+
+
+MEMORY = """
+import json, sys
+{code}
+prefixes = ("hermes_core.memory.", "hermes_core.provenance")
+heavy = sorted(m for m in sys.modules if m.startswith(prefixes))
+print(json.dumps([heavy, True]))
+"""
+
+
+def test_compress_never_loads_the_memory_store(tmp_path: Path) -> None:
+    """The default ``file_memory`` plugin and ``hermes_core.memory`` load the store, its
+    audit trail and provenance on first use: ``compress`` never writes memory."""
+    out = tmp_path / "out.json"
+    cli = "from hermes_core.cli import main\nmain(['compress', {s!r}, '--out', {o!r}])"
+    heavy, _ = _probe(MEMORY.format(code=cli.format(s=str(SAMPLE), o=str(out))), tmp_path)
+    assert isinstance(heavy, list)
+    assert not [
+        m for m in heavy if m.startswith(("hermes_core.memory.store", "hermes_core.provenance"))
+    ]
+    assert json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_memory_names_still_load_on_use(tmp_path: Path) -> None:
+    code = (
+        "import hermes_core as hc\nfrom hermes_core.memory import MemoryStore, parse_entries\n"
+        "assert hc.memory.MemoryStore is MemoryStore and callable(parse_entries)"
+    )
+    heavy, _ = _probe(MEMORY.format(code=code), tmp_path)
+    assert "hermes_core.memory.store" in heavy
