@@ -14,17 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_core.errors import MemoryStoreError
 from hermes_core.markers import hookimpl
-from hermes_core.memory.documents import MemoryDocuments, checked_documents
-from hermes_core.memory.file_documents import FileMemoryDocuments
-from hermes_core.memory.home import open_writer
-from hermes_core.memory.snapshot import Scanner
-from hermes_core.memory.tool import MEMORY_TOOL_SCHEMA, MemoryTool
 from hermes_core.plugins import PluginContext
 from hermes_core.types import Finding, Message, SessionInfo, Turn
+
+if TYPE_CHECKING:  # the memory modules load on first use: ``compress`` never needs them
+    from hermes_core.memory.documents import MemoryDocuments
+    from hermes_core.memory.file_documents import FileMemoryDocuments
+    from hermes_core.memory.snapshot import Scanner
+    from hermes_core.memory.tool import MemoryTool
 
 _Key = tuple[str, str | None]
 
@@ -49,6 +50,9 @@ class FileMemoryPlugin:
 
     def _documents(self, home: Path) -> MemoryDocuments:
         """The host's answer to ``memory_documents`` (outside a host: the home's files)."""
+        from hermes_core.memory.documents import checked_documents
+        from hermes_core.memory.file_documents import FileMemoryDocuments
+
         opener = self.context.memory_documents
         if opener is not None:
             return checked_documents(opener(home))
@@ -61,6 +65,9 @@ class FileMemoryPlugin:
         key = (session.session_id, session.user_id)
         tool = self._tools.get(key)
         if tool is None:
+            from hermes_core.memory.home import open_writer
+            from hermes_core.memory.tool import MemoryTool
+
             home = session.home or self.context.home
             writer = open_writer(
                 home,
@@ -79,6 +86,8 @@ class FileMemoryPlugin:
     @hookimpl(trylast=True)
     def memory_documents(self, home: Path) -> FileMemoryDocuments | None:
         """The home's files, when ``memory.backend`` is ``files``."""
+        from hermes_core.memory.file_documents import FileMemoryDocuments
+
         if self.context.settings.memory.backend != "files":
             return None
         return FileMemoryDocuments.for_home(home)
@@ -97,6 +106,8 @@ class FileMemoryPlugin:
 
     @hookimpl(trylast=True)
     def memory_tools(self, session: SessionInfo) -> list[dict[str, Any]] | None:
+        from hermes_core.memory.tool import MEMORY_TOOL_SCHEMA
+
         return [MEMORY_TOOL_SCHEMA] if self._enabled() else None
 
     @hookimpl(trylast=True)

@@ -9,24 +9,14 @@ the threshold. Errors are one or two plain lines on stderr, each with one ``erro
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from hermes_core.cli import (
-    compress_cmd,
-    config_cmd,
-    eval_cmd,
-    hermes_agent_cmd,
-    memory_cmd,
-    plugins_cmd,
-    sessions_cmd,
-    skills_cmd,
-    tokens_cmd,
-    validate_cmd,
-)
 from hermes_core.cli.common import (
     CONFIG_ERRORS,
     EXIT_INPUT,
@@ -38,21 +28,34 @@ from hermes_core.cli.common import (
 from hermes_core.cli.text import without_error_prefix
 from hermes_core.errors import HermesError, InvalidMessages
 
-COMMANDS = (
-    compress_cmd,
-    tokens_cmd,
-    validate_cmd,
-    memory_cmd,
-    sessions_cmd,
-    skills_cmd,
-    eval_cmd,
-    plugins_cmd,
-    config_cmd,
-    hermes_agent_cmd,
+if TYPE_CHECKING:
+    from types import ModuleType
+
+#: each command's name, the module that registers it and its one-line help, in listing
+#: order. Only the module of the command that runs is imported (each pulls in what its
+#: command needs: sessions, memory, evals...); the others are listed with this help alone,
+#: which must stay the module's own (tests/cli/test_cli_lazy_dispatch.py compares them).
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    ("compress", "compress_cmd", "compress a transcript under its token budget"),
+    ("tokens", "tokens_cmd", "count a transcript's tokens by role, tool and images"),
+    ("validate", "validate_cmd", "check a transcript for tool-pair, role and content problems"),
+    ("memory", "memory_cmd", "show, edit or review file memory"),
+    ("sessions", "sessions_cmd", "list, show, search or export stored sessions"),
+    ("skills", "skills_cmd", "list or show skills, review staged skill writes"),
+    ("eval", "eval_cmd", "measure what compaction keeps of a transcript (offline)"),
+    ("plugins", "plugins_cmd", "list plugins with their hooks and status"),
+    ("config", "config_cmd", "show or check the configuration"),
+    ("hermes-agent", "hermes_agent_cmd", "use hermes-context inside hermes-agent"),
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_module(module: str) -> ModuleType:
+    return importlib.import_module(f"hermes_core.cli.{module}")
+
+
+def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
+    """The parser with ``command`` fully registered (``"*"``: every command; ``None``:
+    none), the other commands as bare entries that carry their help for ``--help``."""
     common = argparse.ArgumentParser(add_help=False)
     _add_global_options(common, suppress=True)
     parser = argparse.ArgumentParser(
@@ -62,9 +65,21 @@ def build_parser() -> argparse.ArgumentParser:
     _add_global_options(parser, suppress=False)
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for command in COMMANDS:
-        command.register(sub, common)
+    for name, module, help_text in COMMANDS:
+        if command in ("*", name):
+            command_module(module).register(sub, common)
+        else:
+            sub.add_parser(name, help=help_text, add_help=False)
     return parser
+
+
+def _chosen_command(argv: Sequence[str] | None) -> str | None:
+    """The command ``argv`` runs, found by argparse itself on a parser of bare entries (so
+    ``--home compress`` is a home, not the command); ``--help``, ``--version`` and usage
+    errors exit here exactly as the full parser would."""
+    args, _ = build_parser(None).parse_known_args(argv)
+    command: str | None = args.command
+    return command
 
 
 def _add_global_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -94,9 +109,8 @@ def _version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code instead of raising."""
-    parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = build_parser(_chosen_command(argv)).parse_args(argv)
     except SystemExit as exc:  # argparse: --help/--version exit 0, usage errors exit 2
         return int(exc.code or 0)
     logging.basicConfig(

@@ -1,7 +1,10 @@
 """Finding and importing plugins: built-in specs and the ``hermes_context.plugins`` group.
 
 Kept apart from the host so that the rules for turning an import failure into an
-actionable message ("needs its extra: pip install ...") live in one place.
+actionable message ("needs its extra: pip install ...") live in one place. The
+entry-point scan (:mod:`importlib.metadata`, tens of milliseconds cold) runs only when a
+setting names a plugin beyond the built-ins or a command lists what is installed: the
+default host never pays for it.
 """
 
 from __future__ import annotations
@@ -10,12 +13,13 @@ import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 from hermes_core.errors import MissingExtraError, PluginLoadError
 
 if TYPE_CHECKING:
+    from importlib import metadata
+
     from hermes_core.plugins.context import PluginContext
 
 ENTRY_POINT_GROUP = "hermes_context.plugins"
@@ -55,6 +59,8 @@ class PluginSpec:
 
 def installed_entry_points() -> list[metadata.EntryPoint]:
     """Every entry point of the plugin group, de-duplicated by name (first wins)."""
+    from importlib import metadata
+
     seen: dict[str, metadata.EntryPoint] = {}
     for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
         seen.setdefault(entry_point.name, entry_point)
@@ -71,6 +77,8 @@ def find_entry_point(name: str) -> metadata.EntryPoint | None:
 @functools.lru_cache(maxsize=1)
 def own_extras() -> frozenset[str]:
     """The extras hermes-context declares, e.g. ``mem0``; empty when not installed."""
+    from importlib import metadata
+
     try:
         extras = metadata.metadata(OWN_DISTRIBUTION).get_all("Provides-Extra") or []
     except metadata.PackageNotFoundError:
@@ -81,6 +89,7 @@ def own_extras() -> frozenset[str]:
 def extra_installed(extra: str) -> bool:
     """Whether every requirement of hermes-context's ``extra`` is installed."""
     import re
+    from importlib import metadata
 
     try:
         requirements = metadata.requires(OWN_DISTRIBUTION) or []

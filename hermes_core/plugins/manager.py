@@ -16,7 +16,7 @@ from typing import Any
 import pluggy
 
 from hermes_core import hookspecs
-from hermes_core.config.loader import LoadedConfig, check_plugin_names
+from hermes_core.config.loader import LoadedConfig, check_plugin_names, plugin_names
 from hermes_core.config.settings import Settings
 from hermes_core.errors import (
     ConfigError,
@@ -71,7 +71,8 @@ class PluginHost:
     def load(self, builtins: Sequence[PluginSpec] = ()) -> None:
         """Register built-ins, then the third-party plugins the config names, each isolated."""
         settings = self.config.settings
-        check_plugin_names(self.config, self._known_names(builtins))
+        if self._names_beyond(builtins):  # else no name can be unknown: skip the scan
+            check_plugin_names(self.config, self._known_names(builtins))
         disabled = set(settings.plugins.disabled)
         for spec in builtins:
             if spec.name in disabled:
@@ -103,6 +104,11 @@ class PluginHost:
             f"memory.provider is '{provider}', a plugin that is no memory provider: name it in "
             "plugins.enabled instead, and set memory.provider to a provider (or leave it unset)"
         )
+
+    def _names_beyond(self, builtins: Sequence[PluginSpec]) -> set[str]:
+        """The plugin names the settings use that are neither built-in nor registered."""
+        used = {name for _, name in plugin_names(self.config)}
+        return used - {spec.name for spec in builtins} - set(self.records)
 
     def _known_names(self, builtins: Sequence[PluginSpec]) -> set[str]:
         """Every name a setting may use: the built-ins, the installed entry points, the
