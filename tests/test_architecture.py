@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "hermes_core"
+PLUGINS = PACKAGE.parent / "hermes_plugins"  # the first-party plugins: no floors, no circles
 
 # top-level part of hermes_core (module or package) -> floor; lower floors never import higher
 FLOORS: dict[str, int] = {
@@ -60,8 +61,8 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def all_modules() -> dict[str, Path]:
-    return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+def all_modules(package: Path = PACKAGE) -> dict[str, Path]:
+    return {module_name(p): p for p in sorted(package.rglob("*.py"))}
 
 
 def _is_module(dotted: str) -> bool:
@@ -205,6 +206,13 @@ def test_no_import_cycle_between_modules() -> None:
     package re-exporting its submodules is no circle. Anything else is: move the shared piece
     into a lower module, or pass a callable."""
     assert _cycles(_module_graph()) == []
+
+
+def test_no_import_cycle_in_the_first_party_plugins() -> None:
+    """The same rule for ``hermes_plugins`` (and its imports of the core)."""
+    modules = {**all_modules(), **all_modules(PLUGINS)}
+    sources = {name: path.read_text(encoding="utf-8") for name, path in modules.items()}
+    assert _cycles(_module_graph(sources)) == []
 
 
 def test_the_cycle_check_sees_a_lazy_circle() -> None:

@@ -27,6 +27,7 @@ from typing import Any
 from hermes_core import Session
 from hermes_core.host.session_taint import RECALL_TOOLS
 from hermes_plugins.hermes_agent.runtime import runtime
+from hermes_plugins.hermes_agent.skill_turns import user_instruction
 from hermes_plugins.hermes_agent.tools import our_name
 
 __all__ = [
@@ -119,17 +120,6 @@ def feed_turn(session: Session, message: Any) -> None:
     if instruction != message:
         feed_untrusted(session, message, "attachment")
     feed_user_message(session, instruction or "")
-
-
-def user_instruction(message: str) -> str | None:
-    """What the user typed in a ``/skill`` turn's message, as hermes-agent's own helper finds
-    it (None: a bare ``/skill``); any other message as it is."""
-    try:  # hermes-agent is there whenever it calls us
-        from agent.skill_commands import extract_user_instruction_from_skill_message
-    except ImportError:  # an older hermes-agent: no skill scaffolding to tell apart
-        return message
-    found = extract_user_instruction_from_skill_message(message)
-    return found if isinstance(found, str) or found is None else message
 
 
 def see_or_blind(session: Session) -> None:

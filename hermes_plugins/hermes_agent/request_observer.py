@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from hermes_core import Session
-from hermes_plugins.hermes_agent.observer import user_instruction
 from hermes_plugins.hermes_agent.runtime import runtime
+from hermes_plugins.hermes_agent.skill_turns import user_instruction
 
 __all__ = ["REQUEST_HOOK", "observe_request"]
 

@@ -9,12 +9,22 @@ raises into the SDK's run.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from hermes_plugins.openai_agents.session import HermesSession
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 __all__ = ["agents_sdk", "hermes_tools", "usage_hooks"]
+
+
+class HermesSession(Protocol):
+    """What the tools and hooks use of :class:`~hermes_plugins.openai_agents.session.HermesSession`
+    (named here, not imported: the session imports this module)."""
+
+    hermes: Any
+
+    async def call_tool(self, name: str, arguments: str | Mapping[str, Any]) -> str: ...
+
+    async def on_llm_end(self, usage: object) -> None: ...
+
 
 _EMPTY = {"type": "object", "properties": {}}
 

@@ -160,7 +160,7 @@ def test_without_the_sdk_the_error_is_the_pip_line(
     session = HermesSession("p-5", host=host, user_id="u")
     monkeypatch.setitem(sys.modules, "agents", None)  # as if not installed
     for call in (session.tools, session.run_config, session.run_hooks):
-        with pytest.raises(hc.MissingExtraError, match=r"hermes-context\[openai-agents\]"):
+        with pytest.raises(hc.MissingExtraError, match=r"pip install '[^']*\[openai-agents\]'"):
             call()
     session.close()
 
