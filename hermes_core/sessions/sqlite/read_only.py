@@ -42,12 +42,14 @@ class ReadOnlySource:
         if self._snapshot is not None:
             return _uri(self._snapshot / self.path.name, immutable=False)
         wal = _sibling(self.path, "-wal")
-        if _size(wal) == 0:  # nothing committed beyond state.db: read the file as it is
+        if not wal.exists():  # no host has it open: read the file as it is
             return _uri(self.path, immutable=True)
         shm = _sibling(self.path, "-shm")
         writable = os.access(self.path.parent, os.W_OK) and os.access(shm, os.W_OK)
-        if writable and _held_by_another_process(shm):
+        if writable and _held_by_another_process(shm):  # a live host: read along with it
             return _uri(self.path, immutable=False)
+        if _size(wal) == 0:  # nothing committed beyond state.db
+            return _uri(self.path, immutable=True)
         self._snapshot = _copy(self.path, wal)
         return _uri(self._snapshot / self.path.name, immutable=False)
 
