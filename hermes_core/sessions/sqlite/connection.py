@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from hermes_core.errors import SessionError
+from hermes_core.sessions.sqlite.read_only import ReadOnlySource
 
 __all__ = ["ConnectionPool", "RetryPolicy", "create_file", "describe_error", "is_busy"]
 
@@ -98,19 +99,6 @@ def create_file(path: Path) -> None:
     os.close(fd)
 
 
-def read_only_uri(path: Path) -> str:
-    """A URI that opens ``path`` for reading only. ``immutable=1`` where no writer is live (no
-    ``-wal`` file) or the file or its folder cannot be written: ``mode=ro`` alone would leave
-    ``-wal``/``-shm`` files behind, or fail in a read-only folder. With a live writer's
-    ``-wal`` present, ``mode=ro`` reads through it."""
-    from urllib.parse import quote
-
-    wal = path.with_name(path.name + "-wal")
-    writable = os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
-    immutable = not wal.exists() or not writable
-    return f"file:{quote(str(path.resolve()))}?mode=ro" + ("&immutable=1" if immutable else "")
-
-
 class ConnectionPool:
     """A connection per thread to one database file, all closed by :meth:`close`."""
 
@@ -124,8 +112,9 @@ class ConnectionPool:
         read_only: bool = False,
     ) -> None:
         self.path = path
-        #: open with ``mode=ro`` (or ``immutable=1``): the file and its folder stay untouched
+        #: open for reading only, through :class:`ReadOnlySource` (nothing created or changed)
         self.read_only = read_only
+        self._source = ReadOnlySource(path) if read_only else None
         self.busy_timeout = busy_timeout
         self.retry = retry
         self._on_connect = on_connect
@@ -156,8 +145,8 @@ class ConnectionPool:
     def _connect(self) -> sqlite3.Connection:
         try:
             conn = sqlite3.connect(
-                read_only_uri(self.path) if self.read_only else str(self.path),
-                uri=self.read_only,
+                self._source.uri() if self._source is not None else str(self.path),
+                uri=self._source is not None,
                 timeout=self.busy_timeout,
                 isolation_level=None,  # transactions are explicit (BEGIN IMMEDIATE)
                 check_same_thread=False,  # close() may run in another thread
@@ -237,6 +226,8 @@ class ConnectionPool:
             return
         for _, conn in owned:
             conn.close()
+        if self._source is not None:
+            self._source.close()
 
 
 def _transaction(

@@ -48,7 +48,7 @@ class SQLiteSessionStore:
     :param clock: the time source for ``started_at``, ``ended_at`` and message timestamps.
     :param on_connect: called with each new connection (functions, handlers, tracing).
     :param read_only: read the file as it is (the read commands): nothing is created, migrated
-        or switched to WAL, and no `-wal`/`-shm` file is left behind.
+        or switched to WAL; commits still in its ``-wal`` are read (see ``read_only.py``).
 
     Opening checks the file (a non-database, a damaged file or a schema from a newer
     version is a :class:`SessionError`, and the file is left as it was), switches it to WAL,
