@@ -13,9 +13,9 @@ from hermes_core.config.loader import LoadedConfig, render_value
 from hermes_core.config.values import SECRET_KEY
 from hermes_core.host.hermes import (
     diagnosed_plugins,
+    effective_threshold,
     load_failures,
     plugin_problem,
-    threshold_floor,
 )
 from hermes_core.redact import redact
 
@@ -40,13 +40,13 @@ def run_show(args: argparse.Namespace) -> int:
     loaded = load(args)
     # a value set from the environment skips the secret check (a DSN with its password):
     # never print a secret, whatever its source
-    floor = threshold_floor(loaded)
-    effective = f"effective {floor[0]:.2f}: {floor[1]}" if floor else ""
+    percent, setting, _, reason = effective_threshold(loaded)
+    effective = f"; effective {percent:.2f}: {reason}" if reason else ""
     rows = [
         (
             key,
             _shown(value, key.rpartition(".")[2]),
-            str(source) + (f"; {effective}" if key == "compression.threshold" and floor else ""),
+            str(source) + (effective if key == setting else ""),
         )
         for key, value, source in loaded.items()
     ]
@@ -55,7 +55,7 @@ def run_show(args: argparse.Namespace) -> int:
             "home": str(loaded.home),
             "file": str(loaded.path) if loaded.path else None,
             "settings": [{"key": k, "value": v, "source": s} for k, v, s in rows],
-            "effective_threshold": floor[0] if floor else loaded.settings.compression.threshold,
+            "effective_threshold": percent,
         }
         say(json_text(json.loads(json.dumps(payload, default=str))))
         return EXIT_OK

@@ -210,13 +210,13 @@ class Hermes:
 
 
 #: (config file or "argument", configured threshold, effective) already warned about
-_FLOOR_WARNED: set[tuple[str, float, float]] = set()
+_FLOOR_WARNED: set[tuple[str, str, float]] = set()
 
 
-def threshold_floor(config: LoadedConfig) -> tuple[float, str] | None:
-    """The effective trigger fraction and the reason, when the floor for contexts under
-    512K raised ``compression.threshold`` (or the matching ``model_thresholds`` entry);
-    ``None`` when the configured value is the one used."""
+def effective_threshold(config: LoadedConfig) -> tuple[float, str, float, str | None]:
+    """The trigger fraction used, the setting it comes from (``compression.threshold`` or the
+    matching ``compression.model_thresholds`` entry), the value configured there, and why the
+    two differ (the floor for contexts under 512K, the 85% cap), or ``None`` when they do not."""
     from hermes_core.compression.policy import from_settings
 
     model = config.settings.model
@@ -228,33 +228,38 @@ def threshold_floor(config: LoadedConfig) -> tuple[float, str] | None:
             model=model.name or None,
         )
     except ValueError:
-        return None
-    raised = [step for step in threshold.provenance if step.startswith("raised to")]
-    return (threshold.percent, raised[0]) if raised else None
+        configured = config.settings.compression.threshold
+        return configured, "compression.threshold", configured, None
+    steps = threshold.provenance
+    chosen = next((step for step in steps if step.startswith("threshold ")), "threshold 0")
+    by_model = "from model_thresholds[" in chosen
+    setting = "compression.model_thresholds" if by_model else "compression.threshold"
+    configured = float(chosen.split()[1])  # "threshold 0.60 from ..."
+    changed = [step for step in steps if step.startswith(("raised to", "capped at 85%"))]
+    return threshold.percent, setting, configured, "; ".join(changed) if changed else None
 
 
 def warn_threshold_floor(config: LoadedConfig) -> None:
-    """An explicit ``compression.threshold`` under the floor says so once per process and
-    config: the operator set a value that is not the one used."""
-    source = config.source_of("compression.threshold")
-    if source.kind == "default":
+    """An explicit threshold (``compression.threshold`` or a ``model_thresholds`` entry) that
+    is not the one used says so once per process and config: the operator set a value that
+    has no effect."""
+    percent, setting, configured, reason = effective_threshold(config)
+    source = config.source_of(setting)
+    if reason is None or source.kind == "default":
         return
-    floor = threshold_floor(config)
-    if floor is None:
-        return
-    configured = config.settings.compression.threshold
-    key = (str(config.path or source), configured, floor[0])
+    key = (str(config.path or source), setting, percent)
     if key in _FLOOR_WARNED:
         return
     _FLOOR_WARNED.add(key)
     log.warning(
-        "compression.threshold %.2f (%s) is below the floor: the effective threshold is %.2f "
-        "(%s); raise model.context_length to 512,000 or more for a lower trigger, or set "
+        "%s %.2f (%s) is not the threshold used: the effective threshold is %.2f (%s); for a "
+        "lower trigger raise model.context_length to 512,000 or more, or set "
         "compression.threshold_tokens",
+        setting,
         configured,
         source,
-        floor[0],
-        floor[1],
+        percent,
+        reason,
     )
 
 

@@ -327,9 +327,12 @@ class ProviderConformance:
             started = time.monotonic()
             self.recall(manager, session, "anything")
             assert time.monotonic() - started < limit
+            skipped_before = [e.kind for e in manager.events].count("provider_skipped")
             started = time.monotonic()
             self.recall(manager, session, "anything else")  # still stuck: skipped at once
-            assert time.monotonic() - started < 0.5
+            assert time.monotonic() - started < limit
             kinds = [e.kind for e in manager.events]
             if "provider_timeout" in kinds:  # else its own client timeout answered in time
-                assert "provider_skipped" in kinds
+                # skipped, not waited for: told by the manager's events, not by a stopwatch
+                # (a busy machine can take half a second to do nothing)
+                assert kinds.count("provider_skipped") > skipped_before

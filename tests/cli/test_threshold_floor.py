@@ -45,7 +45,7 @@ def test_no_effective_note_when_the_configured_value_is_used(
 
 
 def _floor_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if "below the floor" in r.getMessage()]
+    return [r.getMessage() for r in caplog.records if "is not the threshold used" in r.getMessage()]
 
 
 def test_an_explicit_threshold_below_the_floor_warns_once(
@@ -68,3 +68,34 @@ def test_no_warning_for_the_default_or_a_big_window(
     with caplog.at_level(logging.WARNING, logger="hermes_context.host"):
         Hermes.from_config(path).close()
     assert _floor_warnings(caplog) == []
+
+
+def test_a_model_thresholds_entry_below_the_floor_is_shown_and_warned_where_it_was_set(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    (isolated_home / "config.yaml").write_text(
+        "model:\n  name: gpt-x\n  context_length: 200000\n"
+        "compression:\n  model_thresholds:\n    gpt-x: 0.5\n",
+        encoding="utf-8",
+    )
+    with caplog.at_level(logging.WARNING, logger="hermes_context.host"):
+        Hermes.from_config(isolated_home / "config.yaml", home=isolated_home).close()
+    warnings = _floor_warnings(caplog)
+    assert len(warnings) == 1 and "compression.model_thresholds" in warnings[0]
+    assert main(["config", "show"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    entry = next(x for x in rows if "compression.model_thresholds" in x)
+    assert "effective 0.75: raised to 0.75" in entry
+    assert "effective" not in next(x for x in rows if "compression.threshold:" in x)
+
+
+def test_the_json_gives_the_model_thresholds_entry_when_it_is_the_one_used(
+    isolated_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (isolated_home / "config.yaml").write_text(
+        "model:\n  name: gpt-x\n  context_length: 1000000\n"
+        "compression:\n  model_thresholds:\n    gpt-x: 0.6\n",
+        encoding="utf-8",
+    )
+    assert main(["config", "show", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["effective_threshold"] == 0.6
