@@ -26,6 +26,9 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     ours = tmp_path / "ours"
     monkeypatch.setenv(HOME_ENV, str(ours))
     monkeypatch.setenv("HERMES_HOME", str(tmp_path / "hermes"))
+    # as in hermes-agent, where loading the plugin registers its observer; set here, not left
+    # to whichever test registered it first in this process (xdist splits them)
+    monkeypatch.setattr(runtime(), "observing", True)
     yield ours
     runtime().close_all()
 
