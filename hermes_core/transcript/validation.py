@@ -143,9 +143,15 @@ class _Block:
 class _Validator:
     """One pass over the transcript; problems are bucketed by message so they print in order."""
 
-    def __init__(self, messages: Sequence[object], offset: int = 0) -> None:
+    def __init__(
+        self,
+        messages: Sequence[object],
+        offset: int = 0,
+        before: Mapping[str, int] | None = None,
+    ) -> None:
         self.messages = messages
         self.offset = offset  # index of messages[0] in the whole transcript
+        self.before = before or {}  # call id -> message (whole index) before ``messages`` using it
         self.problems: list[list[str]] = [[] for _ in messages]
         self.block: _Block | None = None
         self.first_call: dict[str, int] = {}  # call id -> first assistant message making it
@@ -255,11 +261,11 @@ class _Validator:
                 continue
             here[cid] = k
             earlier = self.last_call.get(cid)
-            if earlier is not None:
+            whole = earlier + self.offset if earlier is not None else self.before.get(cid)
+            if whole is not None:
                 self.add(
                     i,
-                    f"tool_calls[{k}] id {_show(cid)} is already used by message "
-                    f"{earlier + self.offset}; "
+                    f"tool_calls[{k}] id {_show(cid)} is already used by message {whole}; "
                     "tool call ids must be unique in a transcript",
                 )
             self.last_call[cid] = i
@@ -369,7 +375,9 @@ def validate_messages(messages: object, *, allow_pending_tool_calls: bool = Fals
 def validate_appended(messages: Sequence[Any], start: int) -> list[str]:
     """The problems ``messages[start:]`` bring to ``messages[:start]`` (checked before), with
     indexes in the whole list; the calls of a trailing assistant message may lack results (a
-    turn in flight). O(new messages): only the tool-call block they continue is read again."""
+    turn in flight). Only the tool-call block they continue is validated again; the earlier
+    messages are only looked at for their call ids (an id used twice is refused however far
+    apart the two uses are), a dictionary lookup each."""
     begin = max(0, min(start, len(messages)))
     while begin > 0 and role_of(messages[begin - 1]) == "tool":
         begin -= 1
@@ -377,7 +385,14 @@ def validate_appended(messages: Sequence[Any], start: int) -> list[str]:
         begin -= 1
     if begin >= len(messages):
         return []
-    return _Validator(as_message_list(messages[begin:], lenient=True), begin).run(True)
+    before: dict[str, int] = {}
+    for index in range(begin):
+        message = messages[index]
+        if isinstance(message, Mapping) and message.get("role") == "assistant":
+            for cid in tool_call_ids(message):
+                before[cid] = index
+    new = as_message_list(messages[begin:], lenient=True)
+    return _Validator(new, begin, before).run(True)
 
 
 def tool_call_ids(msg: Mapping[str, Any]) -> list[str]:

@@ -102,3 +102,23 @@ def test_a_turn_in_flight_is_kept_everywhere_and_the_command_line_warns(
         session = host.session("s1")
         session.prepare(IN_FLIGHT)
         assert session.messages[-1]["tool_calls"][0]["id"] == "c1"
+
+
+def test_an_id_used_again_turns_later_is_refused_turn_by_turn_too(tmp_path: Path) -> None:
+    """``prepare`` re-validates only what a call adds; the ids of the earlier turns still count
+    (servers that number calls per turn reuse ``call_0``), as in every other path."""
+    answered = [
+        {"role": "assistant", "content": None, "tool_calls": [CALL]},
+        {"role": "tool", "tool_call_id": "c1", "content": "a.py"},
+        {"role": "assistant", "content": "one file"},
+    ]
+    first = [*START, *answered, {"role": "user", "content": "again"}]
+    second = [*first, *answered]
+    with pytest.raises(hc.InvalidMessages):
+        hc.compress(second, context_length=8_000, summarizer="fallback", force=True)
+    with make_hermes(tmp_path / "h", {"model": {"context_length": 8_000}}) as host:
+        session = host.session("s1")
+        session.prepare(first)
+        with pytest.raises(hc.InvalidMessages, match='id "c1" is already used by message 2'):
+            session.prepare(second[:-1])
+        assert session.messages == first
