@@ -207,14 +207,21 @@ def _settled(
     summaries would say the same thing twice (and side by side break role alternation)."""
     any_user = any(is_real_user_message(m) for m in messages)
     head = window.head_end
+    newest_user = next(
+        (i for i in range(len(messages) - 1, -1, -1) if is_real_user_message(messages[i])), -1
+    )
     # The newest earlier summary in the tail goes into the middle with everything before it
     # (a summary that lost its marker on the wire reads as the user's words: it stays);
     # left in the tail, the new summary would repeat it, byte for byte when nothing changed.
+    # Not when the newest user message comes before it (one request, many tool rounds, the
+    # old summary merged into a later reply): that message must stay verbatim, so the old
+    # summary stays in the tail rather than the compaction failing for good.
     for index in range(len(messages) - 1, window.tail_start - 1, -1):
         message = messages[index]
         if is_summary_message(message) and not is_real_user_message(message):
             holding = next(g for g in groups if g.start <= index < g.end)
-            if holding.end < len(messages):
+            keeps_user = window.tail_start <= newest_user < holding.end
+            if holding.end < len(messages) and not keeps_user:
                 window = Window(head, holding.end)
             break
     following = messages[window.tail_start]
