@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.plugins.test_plugins import PLUGIN_MODULE, install_fake_distribution
+from fake_distribution import PLUGIN_MODULE, install_fake_distribution
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "tests" / "data" / "transcripts" / "coding-50turns.json"

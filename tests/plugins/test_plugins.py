@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import logging
-import textwrap
-from collections.abc import Mapping
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fake_distribution import PLUGIN_MODULE, install_fake_distribution
 
 from hermes_core import hookimpl
-from hermes_core.errors import ConfigError, PluginLoadError
+from hermes_core.errors import ConfigError, MissingExtraError, PluginLoadError
 from hermes_core.host import Hermes
 from hermes_core.plugins import PluginContext
 from hermes_core.plugins.loading import PluginSpec, extra_installed, own_extras, own_install_line
@@ -302,34 +302,6 @@ def test_fixtures_from_the_testing_plugin(hermes_host: Hermes, register_plugin: 
 # --- real entry points from a distribution on sys.path --------------------------------
 
 
-def install_fake_distribution(
-    root: Path, dist: str, entry_points: Mapping[str, str], modules: Mapping[str, str]
-) -> None:
-    info = root / f"{dist}-1.2.3.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.2.3\n")
-    lines = ["[hermes_context.plugins]", *(f"{k} = {v}" for k, v in entry_points.items())]
-    (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
-    for name, source in modules.items():
-        (root / f"{name}.py").write_text(textwrap.dedent(source))
-
-
-PLUGIN_MODULE = """
-from hermes_core import hookimpl
-
-class Recall:
-    def __init__(self, context):
-        self.context = context
-
-    @hookimpl
-    def memory_prefetch(self, query):
-        return f"{self.context.name}:{self.context.config.get('greeting')}:{query}"
-
-class External(Recall):
-    external_memory_provider = True
-"""
-
-
 @pytest.fixture
 def fake_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "site"
@@ -408,12 +380,13 @@ def test_selecting_mem0_makes_it_active_or_names_the_install_line(
     """The issue's check: with the extra installed, ``memory.provider: mem0`` (and its key in
     the environment) makes it the active provider; without it, the exact pip line."""
     monkeypatch.setenv("MEM0_API_KEY", "m0-test-not-a-real-key")
-    host = make_host(tmp_path, {"memory": {"provider": "mem0"}})
-    status = host.plugins.records["mem0"].status
     if extra_installed("mem0"):
+        host = make_host(tmp_path, {"memory": {"provider": "mem0"}})
+        status = host.plugins.records["mem0"].status
         assert status == "active" and host.plugins.external_provider() == "mem0"
-    else:
-        assert status == f"missing-extra: {own_install_line('mem0')}"
+    else:  # the named provider cannot run: the host refuses to start (issue 27, item 2)
+        with pytest.raises(MissingExtraError, match=re.escape(own_install_line("mem0"))):
+            make_host(tmp_path, {"memory": {"provider": "mem0"}})
 
 
 def test_caller_mistakes_raise_instead_of_blaming_plugins(tmp_path: Path) -> None:
