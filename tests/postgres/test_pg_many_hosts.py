@@ -19,14 +19,14 @@ from hermes_core import Hermes
 from hermes_core.compression.assemble import SUMMARY_PREFIX
 from hermes_core.memory.home import open_store
 
-HOSTS, USERS, ROUNDS = 4, 8, 72
+HOSTS, USERS, ROUNDS = 4, 8, 100
 _QUESTION = re.compile(r"^question (tok\d\dx\d{4}) about the build$")
 _ANSWER = re.compile(r"^answer to (tok\d\dx\d{4}): run make$")
 
 
 def _config(dsn: str) -> dict[str, Any]:
     return {
-        "model": {"context_length": 2_048},  # the first compactions near turn 58, then every ~24
+        "model": {"context_length": 2_048},  # compactions near turn 58, then ~82: two each
         "sessions": {"backend": "postgres", "dsn": dsn},
         "memory": {"backend": "postgres", "user_char_limit": 100_000},
     }
