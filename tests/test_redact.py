@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from re import _constants as sre_constants  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from regex_shape import unbounded_repetition
 
 from hermes_core.compression.serialize import _REDACT_MARGIN
 from hermes_core.redact import (
@@ -698,23 +698,6 @@ def test_each_hostile_input_is_answered(name: str) -> None:
     assert looks_like_secret(text) is not None or redact(text) == text
 
 
-def _unbounded(items: list[tuple[object, object]]) -> bool:
-    repeats = (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT)
-    for op, arg in items:
-        if op in repeats:
-            _, most, body = arg  # type: ignore[misc]
-            if most == sre_constants.MAXREPEAT or _unbounded(body):
-                return True
-        elif (
-            (op == sre_constants.SUBPATTERN and _unbounded(arg[-1]))  # type: ignore[index]
-            or (op == sre_constants.BRANCH and any(_unbounded(b) for b in arg[1]))  # type: ignore[index]
-            or (op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT) and _unbounded(arg[1]))  # type: ignore[index]
-            or (op == sre_constants.ATOMIC_GROUP and _unbounded(arg))  # type: ignore[arg-type]
-        ):
-            return True
-    return False
-
-
 def test_every_secret_pattern_has_bounded_repetition() -> None:
     """No ``*``, ``+`` or ``{n,}`` in any secret shape: a failed attempt costs at most its
     window, so no input makes redaction backtrack without bound, on any machine."""
@@ -722,15 +705,15 @@ def test_every_secret_pattern_has_bounded_repetition() -> None:
     unbounded = [
         label
         for label, pattern in SECRET_PATTERNS
-        if _unbounded(list(sre_parse.parse(pattern.pattern, pattern.flags)))
+        if unbounded_repetition(list(sre_parse.parse(pattern.pattern, pattern.flags)))
     ]
     assert unbounded == []
 
 
 def test_the_shape_check_sees_unbounded_repetition() -> None:
     for pattern in (r"a+", r"(?:ab)*c", r"x{2,}", r"(?=a*)b", r"(a{1,3}|b+)"):
-        assert _unbounded(list(sre_parse.parse(pattern))), pattern
-    assert not _unbounded(list(sre_parse.parse(r"[a-z]{1,40}(?:-[0-9]{2,8})?")))
+        assert unbounded_repetition(list(sre_parse.parse(pattern))), pattern
+    assert not unbounded_repetition(list(sre_parse.parse(r"[a-z]{1,40}(?:-[0-9]{2,8})?")))
 
 
 def test_the_prefilter_rules_out_plain_text_cheaply() -> None:

@@ -86,16 +86,10 @@ def _shown(value: object, key: str = "") -> object:
 
 def _trigger_provenance(loaded: LoadedConfig) -> list[str]:
     """How ``threshold_tokens`` follows from these settings, step by step (spec 10 §3)."""
-    from hermes_core.compression.policy import from_settings
+    from hermes_core.compression.policy import for_settings
 
-    model = loaded.settings.model
     try:
-        threshold = from_settings(
-            loaded.settings.compression,
-            context_length=model.context_length,
-            max_tokens=model.max_tokens,
-            model=model.name or None,
-        )
+        threshold = for_settings(loaded.settings)
     except ValueError as exc:
         return [f"cannot be computed: {exc}"]
     return list(threshold.provenance)

@@ -25,7 +25,7 @@ from hermes_core.compression.guard import (
 )
 
 if TYPE_CHECKING:
-    from hermes_core.config.settings import CompressionSettings
+    from hermes_core.config.settings import CompressionSettings, Settings
     from hermes_core.types import Message
 
 __all__ = [
@@ -165,6 +165,19 @@ def from_settings(
         threshold=compression.threshold,
         model_thresholds=compression.model_thresholds,
         threshold_tokens=compression.threshold_tokens,
+    )
+
+
+def for_settings(settings: Settings) -> Threshold:
+    """The threshold a whole config gives: its ``compression`` section for its ``model``
+    (what ``config show`` explains and the host warns about); ``ValueError`` when the model's
+    numbers leave no room."""
+    model = settings.model
+    return from_settings(
+        settings.compression,
+        context_length=model.context_length,
+        max_tokens=model.max_tokens,
+        model=model.name or None,
     )
 
 

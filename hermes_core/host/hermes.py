@@ -217,16 +217,10 @@ def effective_threshold(config: LoadedConfig) -> tuple[float, str, float, str | 
     """The trigger fraction used, the setting it comes from (``compression.threshold`` or the
     matching ``compression.model_thresholds`` entry), the value configured there, and why the
     two differ (the floor for contexts under 512K, the 85% cap), or ``None`` when they do not."""
-    from hermes_core.compression.policy import from_settings
+    from hermes_core.compression.policy import for_settings
 
-    model = config.settings.model
     try:
-        threshold = from_settings(
-            config.settings.compression,
-            context_length=model.context_length,
-            max_tokens=model.max_tokens,
-            model=model.name or None,
-        )
+        threshold = for_settings(config.settings)
     except ValueError:
         configured = config.settings.compression.threshold
         return configured, "compression.threshold", configured, None

@@ -14,10 +14,10 @@ import importlib
 import pkgutil
 import re
 from collections.abc import Iterator
-from re import _constants as sre_constants  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 
 import pytest
+from regex_shape import unbounded_repetition
 
 import hermes_core.threats as threats_package
 from hermes_core.threats import MAX_SCAN_CHARS, SCOPES, patterns_for, scan
@@ -204,22 +204,6 @@ def _patterns() -> Iterator[tuple[str, re.Pattern[str]]]:
                 yield f"{rule.id}.part{index}", part
 
 
-def _unbounded(items: list[tuple[object, object]]) -> bool:
-    repeats = (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT, sre_constants.POSSESSIVE_REPEAT)
-    for op, arg in items:
-        if op in repeats:
-            _, most, body = arg  # type: ignore[misc]
-            if most == sre_constants.MAXREPEAT or _unbounded(body):
-                return True
-        elif (
-            (op == sre_constants.SUBPATTERN and _unbounded(arg[-1]))
-            or (op == sre_constants.BRANCH and any(_unbounded(b) for b in arg[1]))
-            or (op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT) and _unbounded(arg[1]))
-        ):  # type: ignore[index]
-            return True
-    return False
-
-
 def test_every_regex_has_bounded_repetition() -> None:
     """No ``*``, ``+`` or ``{n,}`` anywhere: the cost of a failed attempt is bounded by
     its window, whatever the machine (the timing tests above are the second line)."""
@@ -228,6 +212,6 @@ def test_every_regex_has_bounded_repetition() -> None:
     unbounded = [
         name
         for name, pattern in found.items()
-        if _unbounded(list(sre_parse.parse(pattern.pattern, pattern.flags)))
+        if unbounded_repetition(list(sre_parse.parse(pattern.pattern, pattern.flags)))
     ]
     assert unbounded == []
