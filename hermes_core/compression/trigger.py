@@ -1,8 +1,7 @@
 """The compression trigger: threshold, the anchored running count, and the anti-thrash guard.
 
-Kept apart from the pipeline so that what decides *when* to compress (one count shared with
-the pipeline, the host's real usage, the guard's verdicts) reads as one idea.
-"""
+Apart from the pipeline, so what decides *when* (one count shared with the pipeline, the
+host's real usage, the guard's verdicts) reads as one idea."""
 
 from __future__ import annotations
 
@@ -42,10 +41,8 @@ def as_settings(config: Settings | Mapping[str, Any] | None) -> Settings:
 
 
 class CompressionTrigger:
-    """When to compress one conversation (the :class:`Compressor` adds how)."""
+    """When to compress one conversation; the Compressor adds how (and sets the two below)."""
 
-    #: set by the engine (compression/engine.py); declared here so that state.py and early.py,
-    #: which sit below the engine, can name what they save and roll back without importing it
     compactions: int
     previous_summary: str | None
 

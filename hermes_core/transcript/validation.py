@@ -373,11 +373,9 @@ def validate_messages(messages: object, *, allow_pending_tool_calls: bool = Fals
 
 
 def validate_appended(messages: Sequence[Any], start: int) -> list[str]:
-    """The problems ``messages[start:]`` bring to ``messages[:start]`` (checked before), with
-    indexes in the whole list; the calls of a trailing assistant message may lack results (a
-    turn in flight). Only the tool-call block they continue is validated again; the earlier
-    messages are only looked at for their call ids (an id used twice is refused however far
-    apart the two uses are), a dictionary lookup each."""
+    """The problems ``messages[start:]`` bring to ``messages[:start]`` (checked before), indexed
+    in the whole list; a trailing turn in flight is fine. Only the tool-call block they continue
+    is validated again; earlier messages lend only their call ids (no id is used twice)."""
     begin = max(0, min(start, len(messages)))
     while begin > 0 and role_of(messages[begin - 1]) == "tool":
         begin -= 1
@@ -385,12 +383,8 @@ def validate_appended(messages: Sequence[Any], start: int) -> list[str]:
         begin -= 1
     if begin >= len(messages):
         return []
-    before: dict[str, int] = {}
-    for index in range(begin):
-        message = messages[index]
-        if isinstance(message, Mapping) and message.get("role") == "assistant":
-            for cid in tool_call_ids(message):
-                before[cid] = index
+    earlier = [(i, m) for i, m in enumerate(messages[:begin]) if role_of(m) == "assistant"]
+    before = {cid: i for i, m in earlier for cid in tool_call_ids(m)}  # id -> last user of it
     new = as_message_list(messages[begin:], lenient=True)
     return _Validator(new, begin, before).run(True)
 
@@ -398,11 +392,5 @@ def validate_appended(messages: Sequence[Any], start: int) -> list[str]:
 def tool_call_ids(msg: Mapping[str, Any]) -> list[str]:
     """Ids of the message's well-formed tool calls, in order; [] when it makes none."""
     calls = msg.get("tool_calls") if isinstance(msg, Mapping) else None
-    if not isinstance(calls, list):
-        return []
-    ids: list[str] = []
-    for call in calls:
-        cid = call.get("id") if isinstance(call, dict) else None
-        if isinstance(cid, str) and cid:
-            ids.append(cid)
-    return ids
+    ids = [c.get("id") for c in calls if isinstance(c, dict)] if isinstance(calls, list) else []
+    return [cid for cid in ids if isinstance(cid, str) and cid]
