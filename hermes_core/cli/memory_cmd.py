@@ -25,6 +25,7 @@ from typing import Any
 
 from hermes_core.cli.audit_cmd import add_audit_parser
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, CommandError, open_host, table
+from hermes_core.cli.consolidate_cmd import add_memory_consolidate
 from hermes_core.cli.escaped import err as _err
 from hermes_core.cli.escaped import say as _say
 from hermes_core.cli.escaped import short as _short
@@ -101,6 +102,7 @@ def register(
     reset.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     reset.set_defaults(handler=escaped_handler(run_reset))
     add_audit_parser(actions, common, "memory")
+    add_memory_consolidate(actions, [common, who])
 
 
 @contextlib.contextmanager

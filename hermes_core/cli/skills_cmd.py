@@ -23,6 +23,7 @@ from typing import Any
 
 from hermes_core.cli.audit_cmd import add_audit_parser
 from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, CommandError, open_host, table
+from hermes_core.cli.consolidate_cmd import add_skills_consolidate
 from hermes_core.cli.escaped import err as _err
 from hermes_core.cli.escaped import say as _say
 from hermes_core.cli.escaped import short as _short
@@ -71,6 +72,7 @@ def register(
             )
         review.set_defaults(handler=escaped_handler(run_review), review=name)
     add_audit_parser(actions, common, "skills")
+    add_skills_consolidate(actions, [common])
 
 
 @contextlib.contextmanager

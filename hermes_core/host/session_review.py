@@ -118,11 +118,36 @@ class SessionReview:
             schemas,
             emit,
             context=tool.writer.store.snapshot if tool is not None else None,
-            before_each=tool.new_turn if tool is not None else None,
+            before_each=(lambda: self._before_each(tool, emit)) if tool is not None else None,
             index_of=_index_of,
             session_id=info.session_id,
             user_id=info.user_id,
         )
+
+    @staticmethod
+    def _before_each(tool: MemoryTool, emit: Callable[[str, dict[str, Any]], None]) -> None:
+        """As each review begins: the tool's retry count starts again, and the offline
+        consolidation of both blocks is proposed (staged for a person, never applied; a plan
+        already waiting is not staged twice). Its problems become an event, never an error."""
+        tool.new_turn()
+        from hermes_core.host.consolidate import consolidate_memory
+
+        for target in ("memory", "user"):
+            try:
+                done = consolidate_memory(tool.writer, target, origin="background_review")
+            except Exception as exc:  # noqa: BLE001 - a review never fails the host
+                emit("review_failed", {"kinds": ["consolidation"], "error": type(exc).__name__})
+                continue
+            if done.plan.steps:
+                emit(
+                    "review_consolidation",
+                    {
+                        "target": target,
+                        "steps": len(done.plan.steps),
+                        "staged": bool(done.result and done.result.get("staged")),
+                        "already_staged": done.already_staged,
+                    },
+                )
 
     def start_due(self, state: Mapping[str, Any], snapshot: Sequence[Message]) -> dict[str, int]:
         """Start the reviews that are due (after the reply); the counts with theirs reset."""

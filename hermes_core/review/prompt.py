@@ -48,6 +48,9 @@ anything secret, or anything already in memory.
 negations the user did not type is not saved but only proposed to a person.
 - Write short, specific entries that will make sense without this conversation, e.g. \
 "The user wants answers in British English."
+- When the user took back or contradicted something already in memory, remove that entry \
+(or replace it, quoting their new words); when two entries say the same thing, remove the \
+older one.
 - A replace or remove from this review is only a proposal that a person approves later."""
 
 _SKILL: Final = """\

@@ -38,8 +38,10 @@ __all__ = [
     "MIN_QUOTE_UNITS",
     "WARNINGS_HEADER",
     "QuoteBook",
+    "fact_topics",
     "normalise",
     "own_words",
+    "topic_stems",
 ]
 
 #: A quote needs this many words (a CJK character counts as one) and characters.
@@ -138,6 +140,17 @@ def _fact_topics(fact: str) -> dict[str, str]:
     for word in _CJK_STOP:
         text = text.replace(word, " ")
     return _topics(text)
+
+
+def fact_topics(fact: str) -> frozenset[str]:
+    """The stems of the words that carry meaning in a saved fact (what consolidation compares:
+    two entries about the same words say the same thing, or contradict each other)."""
+    return frozenset(_fact_topics(fact))
+
+
+def topic_stems(text: str) -> frozenset[str]:
+    """The stems :func:`fact_topics` would give for plain (normalised) text."""
+    return frozenset(_topics(text))
 
 
 def _uncarried(fact: str, quote: str) -> str | None:

@@ -31,12 +31,14 @@ SUBCOMMANDS = {
     "memory reject": ["memory", "reject", "some-id"],
     "memory reset": ["memory", "reset", "--yes"],
     "memory audit": ["memory", "audit"],
+    "memory consolidate": ["memory", "consolidate", "--dry-run"],
     "skills list": ["skills", "list"],
     "skills show": ["skills", "show", "a-skill"],
     "skills pending": ["skills", "pending"],
     "skills approve": ["skills", "approve", "all"],
     "skills reject": ["skills", "reject", "some-id"],
     "skills audit": ["skills", "audit"],
+    "skills consolidate": ["skills", "consolidate", "--dry-run"],
 }
 
 

@@ -230,3 +230,43 @@ def test_file_memory_switched_off_skips_the_memory_review_and_the_session_goes_o
     assert skipped and skipped[0].data["reason"] == "no_memory"
     assert not fake_llm.requests
     assert not (tmp_path / "memories").exists()
+
+
+def test_a_review_proposes_the_offline_consolidation_once(
+    tmp_path: Path, fake_llm: FakeLLM
+) -> None:
+    """Issue 28 item 2: duplicates and an entry the user took back are proposed for removal
+    as each review begins (staged, with provenance), never written, and not staged twice."""
+    (tmp_path / "memories").mkdir(parents=True)
+    block = "\n§\n".join(
+        [
+            "User likes dark mode in the editor",
+            "Deploys happen on Fridays after review",
+            "User no longer likes dark mode in the editor",
+            "deploy happens friday after the review",
+        ]
+    )
+    (tmp_path / "memories" / "MEMORY.md").write_text(block, encoding="utf-8")
+    fake_llm.default = answer("Nothing to save.")
+    events = Events()
+    with make_hermes(tmp_path, config(fake_llm, nudge_interval=2)) as host:
+        session = host.session("s1", on_event=events)
+        messages: list[dict[str, Any]] = [{"role": "system", "content": "sys"}]
+        run_turns(session, messages, texts(2), with_tools=False)
+        events.wait("review_finished")
+        proposed = next(e for e in events.seen if e.kind == "review_consolidation")
+        assert proposed.data == {
+            "target": "memory",
+            "steps": 2,
+            "staged": True,
+            "already_staged": None,
+        }
+        assert (tmp_path / "memories" / "MEMORY.md").read_text(encoding="utf-8") == block
+        [record] = list((tmp_path / "pending" / "memory").glob("*.json"))
+        events.seen.clear()
+        run_turns(session, messages, texts(2), with_tools=False)
+        events.wait("review_finished")
+        again = next(e for e in events.seen if e.kind == "review_consolidation")
+        assert again.data["already_staged"] == record.stem
+        assert len(list((tmp_path / "pending" / "memory").glob("*.json"))) == 1
+        session.close()
