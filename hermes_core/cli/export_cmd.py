@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hermes_core.cli.common import EXIT_OK, EXIT_USAGE, CommandError, open_host
+from hermes_core.cli.common import EXIT_OK, EXIT_USAGE, HOME_MARKERS, CommandError, open_host
 from hermes_core.cli.escaped import escaped_errors, json_text, say
 
 if TYPE_CHECKING:
@@ -67,12 +67,27 @@ def bundle_parts(args: argparse.Namespace) -> Iterator[BundleParts]:
             documents.close()
 
 
+def _check_home(args: argparse.Namespace) -> None:
+    """An export reads a home: a ``--home`` that holds none is a typo, refused before
+    anything is created there (exit 2)."""
+    if args.home is None:
+        return
+    home = Path(args.home).expanduser()
+    if not home.is_dir() or not any((home / name).exists() for name in HOME_MARKERS):
+        raise CommandError(
+            f"--home {args.home} holds no hermes-context home (none of "
+            f"{', '.join(HOME_MARKERS)}): check the path (nothing was created)",
+            EXIT_USAGE,
+        )
+
+
 def run_export(args: argparse.Namespace) -> int:
     from hermes_core.lifecycle.bundle_export import export_bundle
 
     if args.user == "":
         raise CommandError("--user needs an id (use --anonymous for no id)", EXIT_USAGE)
     user_id = None if args.anonymous else args.user
+    _check_home(args)
     with bundle_parts(args) as parts:
         done = export_bundle(Path(args.out), parts, user_id=user_id)
     if args.json:

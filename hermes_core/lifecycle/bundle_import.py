@@ -78,7 +78,8 @@ def _collisions(parsed: Parsed, parts: BundleParts, store: SessionImporter) -> d
     staged, broken = parts.documents.pending.all()
     taken = {r.id for r in staged} | set(broken)
     found["pending_memory"] = [r.id for r in parsed.pending_memory if r.id in taken]
-    skill_ids = {r.id for r in parts.skill_pending.all()[0]} | set(parts.skill_pending.all()[1])
+    skill_staged, skill_broken = parts.skill_pending.all()
+    skill_ids = {r.id for r in skill_staged} | set(skill_broken)
     found["pending_skills"] = [r.id for r in parsed.pending_skills if r.id in skill_ids]
     found["skills"] = existing_skills(parts.skills_root, [e[0] for e in _skill_files(parsed)])
     return {kind: names for kind, names in found.items() if names}

@@ -104,6 +104,16 @@ def test_cli_export_then_import(
     # never over an existing file
     assert main(["export", "--home", str(source), "--user", "alice", "--out", str(bundle)]) == 1
     assert "exists" in capsys.readouterr().err
+    # the anonymous principal has its own spelling; a home that is not one is refused
+    anonymous = tmp_path / "anon.zip"
+    assert main(["export", "--home", str(source), "--anonymous", "--out", str(anonymous)]) == 0
+    assert "0 session(s)" in capsys.readouterr().out
+    missing = tmp_path / "typo"
+    assert (
+        main(["export", "--home", str(missing), "--user", "alice", "--out", str(tmp_path / "y")])
+        == 2
+    )
+    assert not missing.exists() and "holds no hermes-context home" in capsys.readouterr().err
     # --user or --anonymous is required
     assert main(["export", "--home", str(source), "--out", str(tmp_path / "x.zip")]) == 2
     capsys.readouterr()

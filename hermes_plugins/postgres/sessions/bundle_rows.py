@@ -70,8 +70,9 @@ class PostgresBundleRows:
                 written += _insert(conn, session, encoded, state)
             return written
 
-        # a repeat after a lost answer finds the ids stored and refuses: never doubled
-        written: int = self._run(insert, idempotent=True)
+        # not retried: after a lost answer the rows may have landed, and a retry would then
+        # report them as a collision; the error says the connection was lost instead
+        written: int = self._run(insert, idempotent=False)
         return written
 
 
