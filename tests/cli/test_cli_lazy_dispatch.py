@@ -34,6 +34,8 @@ positional arguments:
     memory       show, edit or review file memory
     sessions     list, show, search or export stored sessions
     skills       list or show skills, review staged skill writes
+    export       write one user's sessions, memory and skills to a bundle
+    import       restore a bundle written by export into this home
     eval         measure what compaction keeps of a transcript (offline)
     plugins      list plugins with their hooks and status
     config       show or check the configuration

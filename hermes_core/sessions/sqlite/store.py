@@ -18,6 +18,7 @@ from hermes_core.errors import SessionError
 from hermes_core.sessions import checks
 from hermes_core.sessions.records import appended_rows
 from hermes_core.sessions.sqlite import compaction, fts, records, schema
+from hermes_core.sessions.sqlite.bundle_rows import SQLiteBundleRows
 from hermes_core.sessions.sqlite.connection import (
     ConnectionPool,
     OnConnect,
@@ -36,7 +37,7 @@ from hermes_core.sessions.store import (
 __all__ = ["SQLiteSessionStore"]
 
 
-class SQLiteSessionStore:
+class SQLiteSessionStore(SQLiteBundleRows):
     """The session store in one SQLite file.
 
     :param path: the database file; it and its parent directories are created as needed

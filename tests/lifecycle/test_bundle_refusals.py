@@ -1,0 +1,213 @@
+"""Bad bundles and collisions are refused with a clear message, and the target is unchanged."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bundle_homes import file_parts, seed_files, seed_sessions, snapshot, tree_bytes
+
+from hermes_core.cli import main
+from hermes_core.errors import SessionError
+from hermes_core.lifecycle.bundle_export import BundleParts, export_bundle
+from hermes_core.lifecycle.bundle_format import BundleError, members_digest, read_bundle
+from hermes_core.lifecycle.bundle_import import import_bundle
+from hermes_core.lifecycle.bundle_parse import parse_contents
+from hermes_core.sessions.sqlite import SQLiteSessionStore
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("bundle")
+    home = root / "source"
+    home.mkdir()
+    store = SQLiteSessionStore(home / "state.db")
+    seed_sessions(store)
+    seed_files(home)
+    export_bundle(root / "alice.zip", file_parts(home, store), user_id="alice")
+    store.close()
+    return root / "alice.zip"
+
+
+@pytest.fixture
+def target(tmp_path: Path) -> Iterator[BundleParts]:
+    """A home with one session and a USER.md of its own."""
+    home = tmp_path / "target"
+    store = SQLiteSessionStore(home / "state.db")
+    store.open_session("t-1", user_id="alice", title="already here")
+    store.append_messages("t-1", [{"role": "user", "content": "kept as it was"}])
+    yield file_parts(home, store)
+    store.close()
+
+
+def _state(parts: BundleParts) -> tuple[Any, dict[str, bytes]]:
+    home = parts.skills_root.parent
+    files = {k: v for k, v in tree_bytes(home).items() if not k.startswith("state.db")}
+    return snapshot(parts, "alice"), files
+
+
+def _rewrite(
+    bundle: Path,
+    out: Path,
+    change: Callable[[dict[str, bytes]], None],
+    *,
+    reseal: bool = True,
+) -> Path:
+    """A copy of ``bundle`` with members changed by ``change``; ``reseal``: with the
+    manifest's checksums recomputed (a consistent forgery), else left stale."""
+    with zipfile.ZipFile(bundle) as archive:
+        members = {n: archive.read(n) for n in archive.namelist()}
+    manifest = json.loads(members.pop("manifest.json"))
+    change(members)
+    if "manifest.json" in members:  # the change replaced the manifest itself
+        manifest = json.loads(members.pop("manifest.json"))
+    elif reseal:
+        table = {
+            n: {"bytes": len(d), "sha256": hashlib.sha256(d).hexdigest()}
+            for n, d in members.items()
+        }
+        manifest.update(members=table, sha256=members_digest(table))
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("manifest.json", json.dumps(manifest))
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return out
+
+
+def _edit_lines(
+    name: str, edit: Callable[[dict[str, Any]], None]
+) -> Callable[[dict[str, bytes]], None]:
+    def change(members: dict[str, bytes]) -> None:
+        lines = [json.loads(line) for line in members[name].splitlines() if line]
+        for item in lines[:1]:
+            edit(item)
+        members[name] = b"".join(json.dumps(i).encode() + b"\n" for i in lines)
+
+    return change
+
+
+def _newer(members: dict[str, bytes]) -> None:
+    table = {
+        n: {"bytes": len(d), "sha256": hashlib.sha256(d).hexdigest()} for n, d in members.items()
+    }
+    members["manifest.json"] = json.dumps(
+        {
+            "format": "hermes-context-bundle",
+            "version": 2,
+            "members": table,
+            "sha256": members_digest(table),
+            "user": {"id": "alice"},
+        }
+    ).encode()
+
+
+def _garble(members: dict[str, bytes]) -> None:
+    members["messages.jsonl"] = members["messages.jsonl"].replace(b"pelican", b"PELICAN")
+
+
+BAD: dict[str, tuple[Callable[[dict[str, bytes]], None], bool, str]] = {
+    "tampered": (_garble, False, "does not match its checksum"),
+    "newer": (_newer, True, "newer than this hermes-context reads"),
+    "malformed": (lambda m: m.__setitem__("sessions.jsonl", b"{not json\n"), True, "not JSON"),
+    "another user": (
+        _edit_lines("sessions.jsonl", lambda s: s.__setitem__("user_id", "bob")),
+        True,
+        "belongs to another user",
+    ),
+    "stray row": (
+        _edit_lines("messages.jsonl", lambda m: m.__setitem__("session_id", "nowhere")),
+        True,
+        "names a session the bundle does not hold",
+    ),
+    "missing member": (lambda m: m.pop("skills.jsonl"), False, "members"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_bundle_is_refused_and_nothing_changes(
+    case: str, bundle: Path, target: BundleParts, tmp_path: Path
+) -> None:
+    change, reseal, message = BAD[case]
+    bad = _rewrite(bundle, tmp_path / "bad.zip", change, reseal=reseal)
+    before = _state(target)
+    with pytest.raises(BundleError, match=message):
+        import_bundle(bad, target)
+    assert _state(target) == before
+
+
+def test_missing_checksum_and_truncation_are_refused(
+    bundle: Path, target: BundleParts, tmp_path: Path
+) -> None:
+    def unsealed(members: dict[str, bytes]) -> None:
+        with zipfile.ZipFile(bundle) as archive:
+            manifest = json.loads(archive.read("manifest.json"))
+        del manifest["sha256"]
+        members["manifest.json"] = json.dumps(manifest).encode()
+
+    before = _state(target)
+    with pytest.raises(BundleError, match="checksum does not match"):
+        import_bundle(_rewrite(bundle, tmp_path / "u.zip", unsealed), target)
+    data = bundle.read_bytes()
+    for cut in (len(data) // 2, len(data) - 30):
+        short = tmp_path / f"short{cut}.zip"
+        short.write_bytes(data[:cut])
+        with pytest.raises(BundleError, match="truncated"):
+            import_bundle(short, target)
+    assert _state(target) == before
+
+
+def test_cli_refuses_a_truncated_bundle_before_opening_the_home(
+    bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    short = tmp_path / "short.zip"
+    short.write_bytes(bundle.read_bytes()[:200])
+    home = tmp_path / "untouched"
+    home.mkdir()
+    assert main(["import", "--home", str(home), str(short)]) == 1
+    assert "truncated" in capsys.readouterr().err
+    assert list(home.iterdir()) == []
+
+
+def test_collisions_are_named_and_skip_existing_imports_the_rest(
+    bundle: Path, target: BundleParts
+) -> None:
+    import_bundle(bundle, target)
+    first = _state(target)
+    with pytest.raises(BundleError) as refused:
+        import_bundle(bundle, target)
+    text = str(refused.value)
+    assert "sessions: a-1, a-2, a-3" in text and "--skip-existing" in text
+    assert "pending_memory: 0000aaaa" in text and "skills: devops/deploy" in text
+    assert _state(target) == first
+    report = import_bundle(bundle, target, skip_existing=True)
+    assert report.sessions == 0 and report.skipped["sessions"] == ["a-1", "a-2", "a-3"]
+    assert _state(target) == first
+
+
+def test_memory_text_in_the_way_is_a_collision(bundle: Path, target: BundleParts) -> None:
+    path = target.skills_root.parent / "memories" / "users" / "alice" / "USER.md"
+    path.parent.mkdir(parents=True)
+    path.write_text("Alice, as this home knows her.")
+    with pytest.raises(BundleError, match="memory: user"):
+        import_bundle(bundle, target)
+    assert target.store.list_sessions(user_id="alice")[0].id == "t-1"
+    report = import_bundle(bundle, target, skip_existing=True)
+    assert report.skipped["memory"] == ["user"] and report.sessions == 3
+    assert path.read_text() == "Alice, as this home knows her."
+
+
+def test_session_rows_are_all_or_nothing(bundle: Path, target: BundleParts) -> None:
+    """A collision found inside the transaction (a session made meanwhile) writes none."""
+    sessions = parse_contents(read_bundle(bundle)).sessions
+    target.store.open_session("a-3", user_id="alice")
+    store = target.store
+    assert isinstance(store, SQLiteSessionStore)
+    with pytest.raises(SessionError, match="a-3"):
+        store.import_sessions(sessions)
+    assert store.existing_sessions(["a-1", "a-2", "a-3"]) == {"a-3"}
+    assert store.search("pelican", user_id="alice") == []
