@@ -94,6 +94,9 @@ def run_memory(args: argparse.Namespace) -> int:
         for first, second in plan.similar:
             pair = f"{_short(first, 60)} | {_short(second, 60)}"
             _say(f"{plan.target}: similar, left as they are: {pair}")
+        for first, second in plan.conflicts:
+            pair = f"{_short(first, 60)} | {_short(second, 60)}"
+            _say(f"{plan.target}: opposite, which is newer is unknown, left for you: {pair}")
         said = _memory_outcome(outcome.result, outcome.already_staged)
         if said:
             _say(said)
@@ -126,7 +129,9 @@ def run_skills(args: argparse.Namespace) -> int:
         library = open_library(host.home, host.settings, scan=strict)
         done = consolidate_skills(library, origin="cli", dry_run=args.dry_run)
     failed = [
-        r for r in done.results if not (r["edit"].get("success") and r["delete"].get("success"))
+        r
+        for r in done.results
+        if any(not r[step].get("success") for step in ("edit", "delete") if step in r)
     ]
     if args.json:
         print_json({"dry_run": args.dry_run, **done.to_json()})
@@ -135,11 +140,24 @@ def run_skills(args: argparse.Namespace) -> int:
         _say("skills: nothing to consolidate")
     for merge in done.merges:
         _say(f"merge {merge.fold} into {merge.keep} ({merge.basis} overlap {merge.overlap:.2f})")
+    for name, why in sorted(done.left.items()):
+        _say(f"left as it is: {name}: {why}")
     for result in done.results:
         for step in ("edit", "delete"):
-            answer = result[step]
-            state = "staged" if answer.get("staged") else "done" if answer.get("success") else ""
-            _say(f"    {step}: {state or 'refused: ' + str(answer.get('error', 'refused'))}")
+            if step in result:
+                _say(f"    {step}: {_state(result[step])}")
+        if "delete" not in result and result.get("edit", {}).get("success"):
+            _say("    delete: once the merged text has landed (run skills consolidate again)")
     if args.dry_run:
         _say("(dry run: nothing changed)")
     return EXIT_INPUT if failed else EXIT_OK
+
+
+def _state(answer: dict[str, Any]) -> str:
+    if answer.get("already_staged"):
+        return "already staged"
+    if answer.get("staged"):
+        return f"staged as {answer.get('pending_id')}"
+    if answer.get("success"):
+        return "done"
+    return f"refused: {answer.get('error', 'refused')}"

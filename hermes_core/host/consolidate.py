@@ -5,13 +5,17 @@ Why through the writers: a consolidation is a write like any other. From the bac
 review (origin ``background_review``) every removal and every skill change is staged for a
 person with its provenance; from ``hermes-context memory consolidate`` (origin ``cli``) it
 follows ``memory.write_approval`` as ``memory remove`` does. A plan already waiting for a
-person is not staged twice.
+person is not staged twice, and (with a ``ledger``) a plan a person rejected is not proposed
+again while its entries stay as they are.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_core.review.consolidation import (
@@ -42,28 +46,65 @@ DatesOf = Callable[[str], Mapping[str, float]]
 @dataclass
 class MemoryConsolidation:
     """A block's plan and what became of it: ``result`` is the writer's answer (None for a
-    dry run, an empty plan, or a plan already staged: ``already_staged`` names its record)."""
+    dry run, an empty plan, a plan already staged (``already_staged`` names its record) or one
+    a person rejected (``declined``))."""
 
     plan: MemoryPlan
     result: dict[str, Any] | None = None
     already_staged: str | None = None
+    declined: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {**self.plan.to_json(), "result": self.result, "already_staged": self.already_staged}
+        return {
+            **self.plan.to_json(),
+            "result": self.result,
+            "already_staged": self.already_staged,
+            "declined": self.declined,
+        }
 
 
-def _waiting(writer: MemoryWriter, target: str, entries: list[str]) -> str | None:
-    """The id of a staged record of this user that removes exactly ``entries``, if any."""
+def _removed(ops: list[dict[str, Any]]) -> list[str]:
+    return sorted(str(op.get("selected")) for op in ops if op.get("action") == "remove")
+
+
+def _waiting(writer: MemoryWriter, plan: MemoryPlan) -> str | None:
+    """The id of a staged record that removes exactly the plan's entries from the same block
+    (of this user, or of anyone's when every user shares the block), if any."""
     records, _ = writer.pending.all()
-    wanted = sorted(entries)
+    wanted = sorted(step.entry for step in plan.steps)
+    shared = writer.store.shared(plan.target)
     for record in records:
-        if record.target != target or record.user_id != writer.store.user_id:
+        if record.target != plan.target:
+            continue
+        if not (shared and record.shared) and record.user_id != writer.store.user_id:
             continue
         ops = record.operations or [{"action": record.action, "selected": record.selected}]
-        removes = all(op.get("action") == "remove" for op in ops)
-        if removes and sorted(str(op.get("selected")) for op in ops) == wanted:
+        if _removed(ops) == wanted:
             return record.id
     return None
+
+
+def _signature(writer: MemoryWriter, plan: MemoryPlan) -> str:
+    scope = "shared" if writer.store.shared(plan.target) else str(writer.store.user_id)
+    text = json.dumps([scope, plan.target, sorted(s.entry for s in plan.steps)])
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _read_ledger(path: Path) -> dict[str, str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def _note_staged(path: Path, signature: str, pending_id: str) -> None:
+    from hermes_core.memory.files import atomic_write, locked
+
+    with locked(path):
+        ledger = _read_ledger(path)
+        ledger[signature] = pending_id
+        atomic_write(path, json.dumps(ledger, sort_keys=True))
 
 
 def consolidate_memory(
@@ -73,8 +114,13 @@ def consolidate_memory(
     origin: Origin,
     dry_run: bool = False,
     dates: DatesOf | None = None,
+    ledger: Path | None = None,
 ) -> MemoryConsolidation:
-    """Plan ``target``'s block and, unless ``dry_run``, write the plan as one batch."""
+    """Plan ``target``'s block and, unless ``dry_run``, write the plan as one batch.
+
+    ``ledger`` (the review's) remembers which plan was staged as which record: a plan whose
+    record is gone while its entries are all still there was rejected, and is not staged
+    again until the block changes."""
     from hermes_core.memory.approval import WriteRequest
 
     entries = writer.store.entries(target)
@@ -82,29 +128,84 @@ def consolidate_memory(
     plan = plan_memory(target, entries, updated)
     if dry_run or not plan.steps:
         return MemoryConsolidation(plan)
-    waiting = _waiting(writer, target, [step.entry for step in plan.steps])
+    waiting = _waiting(writer, plan)
     if waiting is not None:
         return MemoryConsolidation(plan, already_staged=waiting)
+    signature = _signature(writer, plan)
+    if ledger is not None and signature in _read_ledger(ledger):
+        return MemoryConsolidation(plan, declined=True)  # staged before, since rejected
     request = WriteRequest("batch", target, operations=tuple(plan.operations()))
-    return MemoryConsolidation(plan, dict(writer.write(request, origin)))
+    result = dict(writer.write(request, origin))
+    if ledger is not None and result.get("staged"):
+        _note_staged(ledger, signature, str(result["pending_id"]))
+    return MemoryConsolidation(plan, result)
 
 
 @dataclass
 class SkillConsolidation:
-    """The near-duplicate pairs found and, unless a dry run, the writer's answers for each
-    pair's two writes (the kept skill's new text, the folded skill's delete)."""
+    """The near-duplicate pairs found, the skills left out (``left``: name -> why), and,
+    unless a dry run, the writer's answers for each merge (``edit``: the kept skill gains the
+    other's steps; ``delete``: the other goes, only once the edit has landed)."""
 
     merges: list[SkillMerge]
+    left: dict[str, str] = field(default_factory=dict)
     results: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"merges": [m.to_json() for m in self.merges], "results": self.results}
+        return {
+            "merges": [m.to_json() for m in self.merges],
+            "left": self.left,
+            "results": self.results,
+        }
+
+
+def merged_header(folded_name: str) -> str:
+    return f"## Merged from {folded_name}"
 
 
 def merged_skill_text(kept_text: str, folded_name: str, folded_body: str) -> str:
     """The kept skill's SKILL.md with the folded skill's body appended as its own section,
     so approving the merge loses no step of either."""
-    return f"{kept_text.rstrip()}\n\n## Merged from {folded_name}\n\n{folded_body.strip()}\n"
+    return f"{kept_text.rstrip()}\n\n{merged_header(folded_name)}\n\n{folded_body.strip()}\n"
+
+
+@dataclass(frozen=True)
+class _Skill:
+    text: str
+    body: str
+    support: bool
+
+
+def _read_library(library: SkillLibrary, left: dict[str, str]) -> dict[str, _Skill]:
+    """Every skill by name, read once (one walk of the tree); names held by two folders and
+    unreadable skills go to ``left``."""
+    from hermes_core.skills.catalog import linked_files, locations, read_skill
+    from hermes_core.skills.files import guarded, read_bytes
+    from hermes_core.skills.layout import MAX_SKILL_CHARS, SKILL_FILE
+
+    found, _ = locations(library.real_root())
+    counts: dict[str, int] = {}
+    for location in found:
+        counts[location.name] = counts.get(location.name, 0) + 1
+    skills: dict[str, _Skill] = {}
+    for location in found:
+        if counts[location.name] > 1:
+            left[location.name] = "two skills have this name: merge them by hand"
+            continue
+        parsed = read_skill(location)
+        data = read_bytes(guarded(location.directory, [SKILL_FILE]), MAX_SKILL_CHARS * 4)
+        if isinstance(parsed, str) or data is None:
+            left[location.name] = "cannot be read"
+            continue
+        support = bool(linked_files(location))
+        skills[location.name] = _Skill(data.decode("utf-8-sig"), parsed.body, support)
+    return skills
+
+
+def _pending_skill_writes(library: SkillLibrary) -> list[tuple[str, str, str]]:
+    """(action, name, content) of every staged skill write."""
+    records, _ = library.pending.all()
+    return [(r.action, r.name, r.content or "") for r in records]
 
 
 def consolidate_skills(
@@ -113,41 +214,60 @@ def consolidate_skills(
     origin: str,
     dry_run: bool = False,
     last_used: Mapping[str, float] | None = None,
+    updated: Mapping[str, float] | None = None,
 ) -> SkillConsolidation:
-    """Find near-duplicate skills; unless ``dry_run``, propose each merge as two writes (an
-    edit of the kept skill that appends the other's body, and a delete of the other)."""
-    from hermes_core.skills.catalog import locate, read_skill
+    """Find near-duplicate skills; unless ``dry_run``, write each merge: first the kept
+    skill's new text (its steps and the other's), then, only once that has landed, the delete
+    of the other. A merge whose edit waits for a person gets its delete on a later run (the
+    kept skill then holds the ``## Merged from`` section). A skill with support files is never
+    folded (its files would go with it): it is left for a person."""
     from hermes_core.skills.changes import SkillRequest
-    from hermes_core.skills.files import guarded, read_bytes
-    from hermes_core.skills.layout import MAX_SKILL_CHARS, SKILL_FILE
 
+    left: dict[str, str] = {}
+    skills = _read_library(library, left)
     metas, _ = library.scan_all()
-    root = library.real_root()
-    facts: list[SkillFacts] = []
-    texts: dict[str, tuple[str, str]] = {}  # name -> (whole SKILL.md, body)
-    for meta in metas:
-        location = locate(root, meta.name)
-        if isinstance(location, str):
-            continue
-        parsed = read_skill(location)
-        if isinstance(parsed, str):
-            continue
-        data = read_bytes(guarded(location.directory, [SKILL_FILE]), MAX_SKILL_CHARS * 4)
-        if data is None:
-            continue
-        whole = data.decode("utf-8-sig")
-        texts[meta.name] = (whole, parsed.body)
-        used = (last_used or {}).get(meta.name)
-        facts.append(SkillFacts(meta.name, meta.description, parsed.body, last_used=used))
-    outcome = SkillConsolidation(plan_skills(facts))
+    facts = [
+        SkillFacts(
+            m.name,
+            m.description,
+            skills[m.name].body,
+            last_used=(last_used or {}).get(m.name),
+            updated=(updated or {}).get(m.name),
+        )
+        for m in metas
+        if m.name in skills
+    ]
+    merges: list[SkillMerge] = []
+    for found in plan_skills(facts):
+        merge = found
+        if merged_header(found.keep) in skills[found.fold].text:  # merged before: it stays
+            merge = SkillMerge(found.fold, found.keep, found.overlap, found.basis)
+        if skills[merge.fold].support:
+            left[merge.fold] = f"near-duplicate of {merge.keep}, but has support files"
+        else:
+            merges.append(merge)
+    outcome = SkillConsolidation(merges, left)
     if dry_run:
         return outcome
-    for merge in outcome.merges:
-        kept_text, _ = texts[merge.keep]
-        _, folded_body = texts[merge.fold]
-        edit = SkillRequest(
-            "edit", merge.keep, content=merged_skill_text(kept_text, merge.fold, folded_body)
-        )
-        outcome.results.append({"merge": merge.to_json(), "edit": library.write(edit, origin)})
-        outcome.results[-1]["delete"] = library.write(SkillRequest("delete", merge.fold), origin)
+    waiting = _pending_skill_writes(library)
+    for merge in merges:
+        done: dict[str, Any] = {"merge": merge.to_json()}
+        outcome.results.append(done)
+        kept = skills[merge.keep]
+        if merged_header(merge.fold) not in kept.text:
+            staged_edit = any(
+                action == "edit" and name == merge.keep and merged_header(merge.fold) in content
+                for action, name, content in waiting
+            )
+            if staged_edit:
+                done["edit"] = {"success": True, "already_staged": True}
+                continue
+            text = merged_skill_text(kept.text, merge.fold, skills[merge.fold].body)
+            done["edit"] = library.write(SkillRequest("edit", merge.keep, content=text), origin)
+            if not done["edit"].get("success") or done["edit"].get("staged"):
+                continue  # the delete waits until the merged text has landed
+        if any(action == "delete" and name == merge.fold for action, name, _ in waiting):
+            done["delete"] = {"success": True, "already_staged": True}
+            continue
+        done["delete"] = library.write(SkillRequest("delete", merge.fold), origin)
     return outcome

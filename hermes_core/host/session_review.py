@@ -29,6 +29,8 @@ from hermes_core.transcript.messages import is_real_user_message
 from hermes_core.types import SessionInfo
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from hermes_core.host.services import SessionHost
 
 __all__ = ["FINAL_REVIEW_MAX_S", "SessionReview", "counted"]
@@ -118,23 +120,32 @@ class SessionReview:
             schemas,
             emit,
             context=tool.writer.store.snapshot if tool is not None else None,
-            before_each=(lambda: self._before_each(tool, emit)) if tool is not None else None,
+            before_each=(
+                (lambda: self._before_each(tool, emit, home / "pending" / "consolidation.json"))
+                if tool is not None
+                else None
+            ),
             index_of=_index_of,
             session_id=info.session_id,
             user_id=info.user_id,
         )
 
     @staticmethod
-    def _before_each(tool: MemoryTool, emit: Callable[[str, dict[str, Any]], None]) -> None:
+    def _before_each(
+        tool: MemoryTool, emit: Callable[[str, dict[str, Any]], None], ledger: Path
+    ) -> None:
         """As each review begins: the tool's retry count starts again, and the offline
         consolidation of both blocks is proposed (staged for a person, never applied; a plan
-        already waiting is not staged twice). Its problems become an event, never an error."""
+        already waiting, or rejected (``ledger``), is not staged again). Its problems become an
+        event, never an error."""
         tool.new_turn()
         from hermes_core.host.consolidate import consolidate_memory
 
         for target in ("memory", "user"):
             try:
-                done = consolidate_memory(tool.writer, target, origin="background_review")
+                done = consolidate_memory(
+                    tool.writer, target, origin="background_review", ledger=ledger
+                )
             except Exception as exc:  # noqa: BLE001 - a review never fails the host
                 emit("review_failed", {"kinds": ["consolidation"], "error": type(exc).__name__})
                 continue
@@ -146,6 +157,7 @@ class SessionReview:
                         "steps": len(done.plan.steps),
                         "staged": bool(done.result and done.result.get("staged")),
                         "already_staged": done.already_staged,
+                        "declined": done.declined,
                     },
                 )
 

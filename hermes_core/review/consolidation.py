@@ -8,29 +8,33 @@ planner only ever proposes removals (and, for skills, a merge), never new wordin
 proposes can be judged by a person in one look: the entry that goes and the entry that stands
 for it. The caller stages the plan (:mod:`hermes_core.host.consolidate`); nothing here writes.
 
-Two entries are compared by the stems of their meaningful words (:func:`.quotes.fact_topics`)
-and by which of those words a negation covers (:mod:`.polarity`):
+Two entries are compared by their meaningful words in order (every number, version, name and
+two-letter word counts: "Python 3.11" is not "Python 3.12", "Go" is not "Rust"; only plural and
+tense endings are taken off) and by their polarity (the negations of :mod:`.polarity`, plus
+"dislike", "hate", "used to", "anymore" and the CJK negations):
 
-* **duplicate**: the same words, the same polarity: the older goes;
-* **covered**: every word of one is in the other, the same polarity: the smaller goes;
-* **contradicted**: mostly the same words (Jaccard >= ``CONTRADICTION_OVERLAP``) and a negation
-  on the shared words in one but not the other: the older goes (the user said the newer);
-* **similar**: related but neither covers the other: listed for a person, never removed.
+* **duplicate**: the same words in the same order, the same polarity: the older goes;
+* **covered**: the words of one appear in order within the other (which has at least
+  ``MIN_TOPICS``), the same polarity, and the smaller is not the newer: the smaller goes;
+* **contradicted**: at least ``MIN_TOPICS`` shared words, Jaccard >= ``CONTRADICTION_OVERLAP``,
+  opposite polarity, and both ages known: the older goes (the user said the newer);
+* **conflict**: the same without known ages: listed for a person, never removed;
+* **similar**: related (Jaccard >= ``SIMILAR_OVERLAP``) but none of the above: listed only.
 
-An entry with no meaningful word never moves; a contradiction needs ``MIN_TOPICS`` shared words
-and a covering entry at least ``MIN_TOPICS`` words (a one-word entry says too little to judge).
-Age is the entry's ``updated`` time when the caller knows it, else its place in the file (a new
-entry is appended last).
+Age is the entry's ``updated`` time where the caller knows it. Without it a duplicate keeps the
+later entry in the file and a smaller entry is taken as older only when it comes first (a
+replaced entry keeps its place, so place never decides a contradiction).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from hermes_core.review.polarity import scopes
-from hermes_core.review.quotes import fact_topics, normalise, topic_stems
+from hermes_core.review.polarity import negations
+from hermes_core.review.quotes import normalise
 
 __all__ = [
     "CONTRADICTION_OVERLAP",
@@ -40,6 +44,7 @@ __all__ = [
     "SkillFacts",
     "SkillMerge",
     "Step",
+    "meaning_words",
     "plan_memory",
     "plan_skills",
 ]
@@ -47,12 +52,169 @@ __all__ = [
 MIN_TOPICS: Final = 2
 CONTRADICTION_OVERLAP: Final = 0.6
 SIMILAR_OVERLAP: Final = 0.5
-#: two skills whose name and description share this much (Jaccard) are near-duplicates
+#: two skills whose name and description share this much (Jaccard) are near-duplicates when
+#: their bodies share at least ``SKILL_BODY_SUPPORT`` too
 SKILL_OVERLAP: Final = 0.6
-#: or whose bodies do
+SKILL_BODY_SUPPORT: Final = 0.4
+#: or whose bodies alone share this much
 SKILL_BODY_OVERLAP: Final = 0.75
 
 Reason = Literal["duplicate", "covered", "contradicted"]
+
+_CJK: Final = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+#: a word, a number or version (3.11, us-east-1, utc+2), a name with marks (c#, c++), or one
+#: CJK character
+_TOKEN: Final = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+(?:[.+#/-][^\W_{_CJK}]+)*[+#]*")
+#: words that say nothing about what a fact is about
+_STOP: Final = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "from",
+        "by",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "here",
+        "he",
+        "she",
+        "they",
+        "them",
+        "his",
+        "her",
+        "their",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "you",
+        "your",
+        "user",
+        "users",
+        "user's",
+        "has",
+        "have",
+        "had",
+        "do",
+        "does",
+        "did",
+        "will",
+        "would",
+        "should",
+        "could",
+        "can",
+        "may",
+        "might",
+        "must",
+        "please",
+        "just",
+        "also",
+        "very",
+        "really",
+        "always",
+        "like",
+        "likes",
+        "liked",
+        "prefer",
+        "prefers",
+        "preferred",
+        "want",
+        "wants",
+        "wanted",
+        "wish",
+        "wishes",
+        "need",
+        "needs",
+        "use",
+        "uses",
+        "used",
+        "using",
+        "about",
+        "into",
+        "than",
+        "then",
+        "so",
+        "such",
+        "which",
+        "who",
+        "what",
+        "when",
+        "where",
+        "how",
+        "all",
+        "any",
+        "some",
+        "each",
+        "more",
+        "most",
+        "other",
+    ]
+)
+#: words and marks that turn a statement around beyond :func:`.polarity.negations`
+_TURNING: Final = ("dislike", "dislikes", "disliked", "hate", "hates", "hated", "anymore")
+_TURNING_TEXT: Final = ("used to", "不", "没", "沒", "别", "別", "ない", "ません", "않", "안 ")
+_CJK_CHAR: Final = re.compile(rf"[{_CJK}]")
+
+
+def _base(word: str) -> str:
+    """``word`` without a plural or tense ending, while three characters are left."""
+    if any(ch.isdigit() for ch in word) or len(word) <= 3:
+        return word
+    for ending in ("ing", "ied", "ies", "ed", "es", "s"):
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            if ending in ("ied", "ies"):
+                return word[: -len(ending)] + "y"
+            if ending == "es" and not word[: -len(ending)].endswith(("s", "x", "z", "ch", "sh")):
+                return word[:-1]  # "deploys" ... "happens": the e belongs to the word
+            return word[: -len(ending)]
+    return word
+
+
+def meaning_words(text: str) -> tuple[str, ...]:
+    """The words of ``text`` that carry meaning, in order, each once (its first place)."""
+    said = normalise(text)
+    seen: dict[str, None] = {}
+    for token in _TOKEN.findall(said):
+        if _CJK_CHAR.fullmatch(token):
+            if token not in _TURNING_TEXT:
+                seen.setdefault(token, None)
+            continue
+        if token in _STOP or token in _TURNING:
+            continue
+        seen.setdefault(_base(token), None)
+    return tuple(seen)
+
+
+def _polarity(text: str) -> int:
+    """0 or 1: whether ``text`` is turned around an odd number of times."""
+    said = normalise(text)
+    words = said.split()
+    turns = negations(said) + sum(w.strip(".,;:!?") in _TURNING for w in words)
+    turns += sum(said.count(mark) for mark in _TURNING_TEXT)
+    return turns % 2
 
 
 @dataclass(frozen=True)
@@ -70,21 +232,29 @@ class Step:
 
 @dataclass(frozen=True)
 class MemoryPlan:
-    """What consolidating one block would do; ``similar`` pairs are only shown."""
+    """What consolidating one block would do; ``similar`` and ``conflicts`` pairs are only
+    shown, never changed."""
 
     target: str
     steps: tuple[Step, ...] = ()
     similar: tuple[tuple[str, str], ...] = ()
+    conflicts: tuple[tuple[str, str], ...] = ()
 
     def operations(self) -> list[dict[str, str]]:
-        """The plan as one all-or-nothing batch of the memory tool (exact entries)."""
-        return [{"action": "remove", "old_text": step.entry} for step in self.steps]
+        """The plan as one all-or-nothing batch of the memory tool: each removal (the exact
+        entry), then each entry that stands for one rewritten as itself, so a person who
+        approves it later gets a refusal, not a lost fact, if a keeper was removed since."""
+        ops = [{"action": "remove", "old_text": step.entry} for step in self.steps]
+        kept = dict.fromkeys(step.kept for step in self.steps)
+        ops += [{"action": "replace", "old_text": k, "content": k} for k in kept]
+        return ops
 
     def to_json(self) -> dict[str, Any]:
         return {
             "target": self.target,
             "steps": [step.to_json() for step in self.steps],
             "similar": [list(pair) for pair in self.similar],
+            "conflicts": [list(pair) for pair in self.conflicts],
         }
 
 
@@ -92,17 +262,15 @@ class MemoryPlan:
 class _Entry:
     index: int
     text: str
+    words: tuple[str, ...]
     topics: frozenset[str]
-    negated: tuple[frozenset[str], ...]
-    age: float
-
-    def negates(self, words: frozenset[str]) -> bool:
-        return any(scope & words for scope in self.negated)
+    polarity: int
+    age: float | None
 
 
-def _profile(index: int, text: str, age: float) -> _Entry:
-    said = normalise(text)
-    return _Entry(index, text, fact_topics(text), tuple(scopes(said, topic_stems)), age)
+def _profile(index: int, text: str, age: float | None) -> _Entry:
+    words = meaning_words(text)
+    return _Entry(index, text, words, frozenset(words), _polarity(text), age)
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -110,20 +278,38 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(union) if union else 0.0
 
 
-def _relation(a: _Entry, b: _Entry) -> tuple[Reason, _Entry, _Entry] | Literal["similar"] | None:
-    """How ``a`` and ``b`` relate: (reason, the one that goes, the one kept), similar, or none."""
-    shared = a.topics & b.topics
-    same_polarity = a.negates(shared) == b.negates(shared)
-    older, newer = (a, b) if (a.age, a.index) < (b.age, b.index) else (b, a)
-    if a.topics == b.topics and same_polarity:
-        return "duplicate", older, newer
-    if same_polarity and a.topics < b.topics and len(b.topics) >= MIN_TOPICS:
-        return "covered", a, b
-    if same_polarity and b.topics < a.topics and len(a.topics) >= MIN_TOPICS:
-        return "covered", b, a
+def _in_order(small: tuple[str, ...], large: tuple[str, ...]) -> bool:
+    """Whether ``small``'s words appear in ``large`` in the same order."""
+    rest = iter(large)
+    return all(word in rest for word in small)
+
+
+def _older(a: _Entry, b: _Entry) -> tuple[_Entry, _Entry] | None:
+    """(older, newer) by known ages; None when either is unknown or they are equal."""
+    if a.age is None or b.age is None or a.age == b.age:
+        return None
+    return (a, b) if a.age < b.age else (b, a)
+
+
+Relation = tuple[Reason, "_Entry", "_Entry"] | Literal["similar", "conflict"] | None
+
+
+def _relation(a: _Entry, b: _Entry) -> Relation:
+    """How ``a`` (earlier in the file) and ``b`` relate: (reason, the one that goes, the one
+    kept), a pair only to show, or nothing."""
+    same = a.polarity == b.polarity
+    ages = _older(a, b)
+    if same and a.words == b.words:
+        return ("duplicate", *ages) if ages else ("duplicate", a, b)
+    for small, large in ((a, b), (b, a)):
+        if same and small.topics < large.topics and len(large.topics) >= MIN_TOPICS:
+            if not _in_order(small.words, large.words):
+                break
+            newer_small = ages[1] is small if ages else small is b
+            return "similar" if newer_small else ("covered", small, large)
     overlap = _jaccard(a.topics, b.topics)
-    if not same_polarity and len(shared) >= MIN_TOPICS and overlap >= CONTRADICTION_OVERLAP:
-        return "contradicted", older, newer
+    if not same and len(a.topics & b.topics) >= MIN_TOPICS and overlap >= CONTRADICTION_OVERLAP:
+        return ("contradicted", *ages) if ages else "conflict"
     if overlap >= SIMILAR_OVERLAP:
         return "similar"
     return None
@@ -139,20 +325,20 @@ def plan_memory(
     if len(ages) != len(entries):
         raise ValueError("updated must give one time (or None) per entry")
     profiles = [
-        _profile(i, text, float(i) if age is None else float(age))
+        _profile(i, text, None if age is None else float(age))
         for i, (text, age) in enumerate(zip(entries, ages, strict=True))
     ]
     judged = [p for p in profiles if p.topics]
     keeper: dict[int, int] = {}  # removed entry -> the entry that stands for it
     why: dict[int, Reason] = {}
-    similar: list[tuple[str, str]] = []
+    shown: dict[str, list[tuple[str, str]]] = {"similar": [], "conflict": []}
     order = {"duplicate": 0, "covered": 1, "contradicted": 2}
     found: list[tuple[int, int, int, Reason]] = []
     for i, a in enumerate(judged):
         for b in judged[i + 1 :]:
             relation = _relation(a, b)
-            if relation == "similar":
-                similar.append((a.text, b.text))
+            if isinstance(relation, str):  # similar or conflict: shown only
+                shown[relation].append((a.text, b.text))
             elif relation is not None:
                 reason, leaving, staying = relation
                 found.append((order[reason], leaving.index, staying.index, reason))
@@ -166,8 +352,11 @@ def plan_memory(
         for gone in sorted(keeper)
     )
     left = {entries[i] for i in range(len(entries)) if i not in keeper}
-    shown = tuple(pair for pair in similar if pair[0] in left and pair[1] in left)
-    return MemoryPlan(target, steps, shown)
+
+    def both_left(pairs: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+        return tuple(pair for pair in pairs if pair[0] in left and pair[1] in left)
+
+    return MemoryPlan(target, steps, both_left(shown["similar"]), both_left(shown["conflict"]))
 
 
 def _stand_in(
@@ -227,28 +416,30 @@ def _rank(skill: SkillFacts) -> tuple[float, float, int, str]:
 
 
 def plan_skills(skills: Sequence[SkillFacts]) -> list[SkillMerge]:
-    """Pairs of near-duplicate skills, strongest first; a skill is folded at most once and a
-    skill that stays is never folded into another."""
-    about = [fact_topics(f"{s.name.replace('-', ' ')} {s.description}") for s in skills]
-    bodies = [fact_topics(s.body) for s in skills]
+    """Pairs of near-duplicate skills, strongest first. In one plan a skill is folded at most
+    once, a skill that stays absorbs at most one other (the next plan finds the rest, from the
+    merged text), and a skill that stays is never folded."""
+    about = [
+        frozenset(meaning_words(f"{s.name.replace('-', ' ')} {s.description}")) for s in skills
+    ]
+    bodies = [frozenset(meaning_words(s.body)) for s in skills]
     pairs: list[tuple[float, str, int, int]] = []
     for i in range(len(skills)):
         for j in range(i + 1, len(skills)):
             head = _jaccard(about[i], about[j]) if len(about[i] | about[j]) >= 3 else 0.0
-            body = _jaccard(bodies[i], bodies[j]) if len(bodies[i] | bodies[j]) >= 8 else 0.0
-            if head >= SKILL_OVERLAP:
+            enough_body = min(len(bodies[i]), len(bodies[j])) >= 8
+            body = _jaccard(bodies[i], bodies[j]) if enough_body else 0.0
+            if head >= SKILL_OVERLAP and (not enough_body or body >= SKILL_BODY_SUPPORT):
                 pairs.append((head, "description", i, j))
             elif body >= SKILL_BODY_OVERLAP:
                 pairs.append((body, "body", i, j))
     merges: list[SkillMerge] = []
-    folded: set[int] = set()
-    kept: set[int] = set()
+    used: set[int] = set()
     for overlap, basis, i, j in sorted(pairs, key=lambda p: (-p[0], p[2], p[3])):
-        stay, go = (i, j) if _rank(skills[i]) >= _rank(skills[j]) else (j, i)
-        if go in folded or go in kept or stay in folded:
+        if i in used or j in used:
             continue
-        folded.add(go)
-        kept.add(stay)
+        stay, go = (i, j) if _rank(skills[i]) >= _rank(skills[j]) else (j, i)
+        used.update((stay, go))
         merges.append(
             SkillMerge(
                 skills[stay].name,

@@ -12,11 +12,16 @@ import pytest
 from hermes_core.cli import main
 
 BLOCK = [
-    "User likes dark mode in the editor",
+    "tabs for indentation",
     "Deploys happen on Fridays after review",
-    "User no longer likes dark mode in the editor",
+    "User prefers tabs for indentation in Python files",
     "deploy happens friday after the review",
+    "User likes dark mode in the editor",
+    "User no longer likes dark mode in the editor",
 ]
+#: what stays: a hand-written file has no dates, so the two dark-mode entries, which say
+#: opposite things, are shown for a person and both kept
+KEPT = [BLOCK[2], BLOCK[3], BLOCK[4], BLOCK[5]]
 
 
 def _write(path: Path, entries: list[str]) -> None:
@@ -32,8 +37,9 @@ def test_a_dry_run_prints_the_plan_and_changes_nothing(
     before = memory.read_bytes()
     assert main(["memory", "consolidate", "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert "remove (contradicted) User likes dark mode in the editor" in out
+    assert "remove (covered) tabs for indentation" in out
     assert "remove (duplicate) Deploys happen on Fridays after review" in out
+    assert "opposite, which is newer is unknown, left for you: User likes dark mode" in out
     assert "(dry run: nothing changed)" in out
     assert memory.read_bytes() == before
     assert not (isolated_home / "pending").exists()
@@ -47,7 +53,7 @@ def test_it_lands_under_allow_and_waits_under_stage(
     assert main(["memory", "consolidate", "--target", "memory", "--json"]) == 0
     [block] = json.loads(capsys.readouterr().out)["blocks"]
     assert block["result"]["success"] and len(block["steps"]) == 2
-    assert memory.read_text(encoding="utf-8").split("\n§\n") == [BLOCK[2], BLOCK[3]]
+    assert memory.read_text(encoding="utf-8").split("\n§\n") == KEPT
     _write(memory, BLOCK)
     (isolated_home / "config.yaml").write_text("memory:\n  write_approval: stage\n")
     assert main(["memory", "consolidate", "--json"]) == 0
@@ -65,7 +71,7 @@ def test_it_keeps_to_the_named_user(
     _write(bob, BLOCK)
     assert main(["memory", "consolidate", "--user", "alice", "--target", "user"]) == 0
     capsys.readouterr()
-    assert alice.read_text(encoding="utf-8").split("\n§\n") == [BLOCK[2], BLOCK[3]]
+    assert alice.read_text(encoding="utf-8").split("\n§\n") == KEPT
     assert bob.read_text(encoding="utf-8").split("\n§\n") == BLOCK
 
 
@@ -93,20 +99,17 @@ def test_skills_consolidate_proposes_the_merge(
 ) -> None:
     _skill(isolated_home, "deploy-app", "Deploy the app to production with docker", "1. build\n")
     _skill(
-        isolated_home,
-        "app-deploy",
-        "Deploy the application to production using docker",
-        "1. push\n",
+        isolated_home, "app-deploy", "Deploy the application to production using docker", "1. x\n"
     )
     assert main(["skills", "consolidate", "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert "merge" in out and "(dry run: nothing changed)" in out
+    assert "merge app-deploy into deploy-app" in out and "(dry run: nothing changed)" in out
     assert sorted(p.name for p in (isolated_home / "skills").iterdir()) == [
         "app-deploy",
         "deploy-app",
     ]
     (isolated_home / "config.yaml").write_text("skills:\n  write_approval: stage\n")
-    assert main(["skills", "consolidate", "--json"]) == 0
-    [result] = json.loads(capsys.readouterr().out)["results"]
-    assert result["edit"]["staged"] and result["delete"]["staged"]
-    assert len(list((isolated_home / "pending" / "skills").glob("*.json"))) == 2
+    assert main(["skills", "consolidate"]) == 0
+    out = capsys.readouterr().out
+    assert "edit: staged as" in out and "delete: once the merged text has landed" in out
+    assert len(list((isolated_home / "pending" / "skills").glob("*.json"))) == 1

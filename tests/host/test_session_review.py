@@ -15,6 +15,7 @@ from fake_openai import FakeLLM, answer, call, http_error, tool_calls
 from host_support import make_hermes, run_turns
 
 import hermes_core as hc
+from hermes_core.cli import main as hc_main
 
 PREFERENCE = "Please keep answers short, no preamble."
 
@@ -235,14 +236,14 @@ def test_file_memory_switched_off_skips_the_memory_review_and_the_session_goes_o
 def test_a_review_proposes_the_offline_consolidation_once(
     tmp_path: Path, fake_llm: FakeLLM
 ) -> None:
-    """Issue 28 item 2: duplicates and an entry the user took back are proposed for removal
-    as each review begins (staged, with provenance), never written, and not staged twice."""
+    """Issue 28 item 2: duplicates are proposed for removal as each review begins (staged,
+    with provenance), never written, not staged twice, and not again once rejected."""
     (tmp_path / "memories").mkdir(parents=True)
     block = "\n§\n".join(
         [
-            "User likes dark mode in the editor",
+            "tabs for indentation",
             "Deploys happen on Fridays after review",
-            "User no longer likes dark mode in the editor",
+            "User prefers tabs for indentation in Python files",
             "deploy happens friday after the review",
         ]
     )
@@ -260,6 +261,7 @@ def test_a_review_proposes_the_offline_consolidation_once(
             "steps": 2,
             "staged": True,
             "already_staged": None,
+            "declined": False,
         }
         assert (tmp_path / "memories" / "MEMORY.md").read_text(encoding="utf-8") == block
         [record] = list((tmp_path / "pending" / "memory").glob("*.json"))
@@ -269,4 +271,11 @@ def test_a_review_proposes_the_offline_consolidation_once(
         again = next(e for e in events.seen if e.kind == "review_consolidation")
         assert again.data["already_staged"] == record.stem
         assert len(list((tmp_path / "pending" / "memory").glob("*.json"))) == 1
+        assert hc_main(["memory", "reject", record.stem, "--home", str(tmp_path)]) == 0
+        events.seen.clear()
+        run_turns(session, messages, texts(2), with_tools=False)
+        events.wait("review_finished")
+        declined = next(e for e in events.seen if e.kind == "review_consolidation")
+        assert declined.data["declined"] is True
+        assert list((tmp_path / "pending" / "memory").glob("*.json")) == []
         session.close()
