@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from hermes_core.errors import MemoryStoreError
+from hermes_core.memory.dated import decide_dated
 from hermes_core.memory.documents import (
     Claim,
     Decision,
@@ -36,7 +37,6 @@ from hermes_core.memory.files import (
     remove_file,
     remove_stale_temps,
 )
-from hermes_core.memory.dated import decide_dated
 from hermes_core.memory.layout import target_path
 from hermes_core.memory.sidecar import read_sidecar, remove_sidecar, write_sidecar
 from hermes_core.memory.staged import PendingWrites

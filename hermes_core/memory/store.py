@@ -42,8 +42,8 @@ from hermes_core.memory.layout import (
     validate_target,
 )
 from hermes_core.memory.plan import Outcome, Plan, failure, plan_writes
-from hermes_core.memory.snapshot import Scanner, render_block
 from hermes_core.memory.shown_dates import lineage, report_appended, with_dates
+from hermes_core.memory.snapshot import Scanner, render_block
 from hermes_core.memory.store_checks import (
     blocked_message,
     check_operation,
