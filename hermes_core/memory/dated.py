@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 from hermes_core.memory.dates import (
@@ -68,7 +68,7 @@ def decide_dated(
         after = parse_entries(decision.text)
         changed = apply_changes(base, after, now, renamed=decision.renamed, used=decision.used)
         return DatedDecision(
-            decision, dump_meta(mark_written(changed, decision.text)), split.appended
+            decision, dump_meta(mark_written(changed, decision.text, text)), split.appended
         )
     if decision.succeeded and decision.used:
         current = parse_entries(split.text or "")
@@ -139,7 +139,7 @@ def write_block_dates(
         base = reconcile(meta, entries, time.time())
         merged = tuple((key, given.get(key, d)) for key, d in base.entries)
         taken = sum(1 for key, _ in base.entries if key in given)
-        return dump_meta(BlockMeta(merged, meta.written)) if taken else None
+        return dump_meta(replace(meta, entries=merged)) if taken else None
 
     documents.update_meta(target, scope, change)
     return taken

@@ -66,6 +66,9 @@ class BlockMeta:
 
     entries: tuple[tuple[str, EntryDates], ...] = ()
     written: tuple[str, int] | None = None
+    #: the sha256 of the text that one replaced: a text still equal to it is one a crash
+    #: kept between storing the dates and the text, never text with something appended
+    previous: str | None = None
 
     def lookup(self) -> dict[str, EntryDates]:
         return dict(self.entries)
@@ -104,7 +107,11 @@ def dump_meta(meta: BlockMeta) -> dict[str, Any]:
         }
         for key, d in meta.entries
     ]
-    written = {"sha256": meta.written[0], "chars": meta.written[1]} if meta.written else None
+    written: dict[str, Any] | None = None
+    if meta.written:
+        written = {"sha256": meta.written[0], "chars": meta.written[1]}
+        if meta.previous:
+            written["previous"] = meta.previous
     return {"v": META_VERSION, "entries": entries, "written": written}
 
 
@@ -128,17 +135,19 @@ def load_meta(raw: object) -> BlockMeta:
         used = _moment(record.get("last_used"))
         entries.append((key, EntryDates(created, max(created, updated), used)))
     mark = raw.get("written")
-    written = None
+    written, previous = None, None
     if isinstance(mark, Mapping):
-        digest, chars = mark.get("sha256"), mark.get("chars")
+        digest, chars, before = mark.get("sha256"), mark.get("chars"), mark.get("previous")
         if isinstance(digest, str) and isinstance(chars, int) and chars > 0:
             written = (digest, chars)
-    return BlockMeta(tuple(entries), written)
+            previous = before if isinstance(before, str) else None
+    return BlockMeta(tuple(entries), written, previous)
 
 
-def mark_written(meta: BlockMeta, text: str) -> BlockMeta:
-    """``meta`` remembering that the store has just written ``text``."""
-    return replace(meta, written=(entry_key(text), len(text)) if text else None)
+def mark_written(meta: BlockMeta, text: str, before: str | None) -> BlockMeta:
+    """``meta`` remembering that the store has just replaced ``before`` with ``text``."""
+    written = (entry_key(text), len(text)) if text else None
+    return replace(meta, written=written, previous=entry_key(before) if before else None)
 
 
 def split_appended(text: str | None, meta: BlockMeta) -> Split:
@@ -152,6 +161,8 @@ def split_appended(text: str | None, meta: BlockMeta) -> Split:
     digest, chars = meta.written
     if len(text) <= chars or entry_key(text[:chars]) != digest:
         return Split(text)
+    if meta.previous is not None and entry_key(text) == meta.previous:
+        return Split(text)  # the text before the store's last write (a crash in between)
     ours = parse_entries(text[:chars])
     extra = [e for e in parse_entries(text[chars:]) if e not in ours]
     whole = parse_entries(text)
@@ -177,7 +188,7 @@ def reconcile(meta: BlockMeta, entries: Sequence[str], now: float) -> BlockMeta:
             out.append((key, EntryDates(old.created, max(now, old.created), old.last_used)))
         else:
             out.append((key, EntryDates(now, now)))
-    return BlockMeta(tuple(out), meta.written)
+    return replace(meta, entries=tuple(out))
 
 
 def apply_changes(
@@ -208,7 +219,7 @@ def apply_changes(
         if key in named:
             dates = replace(dates, last_used=max(now, dates.created))
         out.append((key, dates))
-    return BlockMeta(tuple(out), meta.written)
+    return replace(meta, entries=tuple(out))
 
 
 def dates_of(entries: Sequence[str], meta: BlockMeta) -> list[EntryDates | None]:

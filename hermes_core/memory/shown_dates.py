@@ -66,4 +66,4 @@ def report_appended(result: Result, file_name: str, updated: Updated[Result]) ->
     )
     key = "message" if result.get("success") else "error"
     result[key] = str(result.get(key, "")) + sentence
-    log.warning("%s: appended text kept as entries of its own:%s", file_name, sentence)
+    log.info("%s: appended text kept as entries of its own:%s", file_name, sentence)
