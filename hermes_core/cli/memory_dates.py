@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from hermes_core.memory.dates import BlockMeta, dump_meta, entry_key, short_dates
+from hermes_core.memory.dates import dates_object, entry_key, short_dates
 from hermes_core.memory.entries import TARGET_FILES
 from hermes_core.memory.matching import preview
 from hermes_core.memory.snapshot import sanitize
@@ -36,11 +36,4 @@ def dates_lines(store: MemoryStore, targets: Sequence[str]) -> list[str]:
 
 def dates_json(store: MemoryStore, target: str) -> list[dict[str, Any]]:
     """Each entry's ``sha256`` and dates (UTC ISO 8601; null when not dated yet)."""
-    out: list[dict[str, Any]] = []
-    for entry, dates in store.dated(target):
-        key = entry_key(entry)
-        if dates is None:
-            out.append({"sha256": key, "created": None, "updated": None, "last_used": None})
-            continue
-        out.append(dump_meta(BlockMeta(((key, dates),)))["entries"][0])
-    return out
+    return [{"sha256": entry_key(e), **dates_object(d)} for e, d in store.dated(target)]

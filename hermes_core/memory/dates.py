@@ -30,11 +30,14 @@ __all__ = [
     "EntryDates",
     "Split",
     "apply_changes",
+    "dates_object",
     "dates_of",
     "dump_meta",
     "entry_key",
+    "iso",
     "load_meta",
     "mark_written",
+    "moment",
     "reconcile",
     "short_dates",
     "split_appended",
@@ -83,11 +86,13 @@ class Split:
     appended: tuple[str, ...] = ()
 
 
-def _iso(moment: float) -> str:
+def iso(moment: float) -> str:
+    """A Unix time as UTC ISO 8601 to the second (how the sidecars keep times)."""
     return time.strftime(_ISO, time.gmtime(moment))
 
 
-def _moment(value: object) -> float | None:
+def moment(value: object) -> float | None:
+    """The Unix time of an :func:`iso` string; None for anything else."""
     if not isinstance(value, str):
         return None
     try:
@@ -96,17 +101,17 @@ def _moment(value: object) -> float | None:
         return None
 
 
+def dates_object(dates: EntryDates | None) -> dict[str, str | None]:
+    """``{"created", "updated", "last_used"}`` as UTC ISO 8601 (all null: not dated)."""
+    if dates is None:
+        return {"created": None, "updated": None, "last_used": None}
+    used = iso(dates.last_used) if dates.last_used is not None else None
+    return {"created": iso(dates.created), "updated": iso(dates.updated), "last_used": used}
+
+
 def dump_meta(meta: BlockMeta) -> dict[str, Any]:
     """The JSON object of the sidecar (times as UTC ISO 8601, to the second)."""
-    entries = [
-        {
-            "sha256": key,
-            "created": _iso(d.created),
-            "updated": _iso(d.updated),
-            "last_used": _iso(d.last_used) if d.last_used is not None else None,
-        }
-        for key, d in meta.entries
-    ]
+    entries = [{"sha256": key, **dates_object(d)} for key, d in meta.entries]
     written: dict[str, Any] | None = None
     if meta.written:
         written = {"sha256": meta.written[0], "chars": meta.written[1]}
@@ -127,12 +132,12 @@ def load_meta(raw: object) -> BlockMeta:
     for record in records if isinstance(records, list) else []:
         if not isinstance(record, Mapping):
             continue
-        key, created = record.get("sha256"), _moment(record.get("created"))
-        updated = _moment(record.get("updated"))
+        key, created = record.get("sha256"), moment(record.get("created"))
+        updated = moment(record.get("updated"))
         if not isinstance(key, str) or key in seen or created is None or updated is None:
             continue
         seen.add(key)
-        used = _moment(record.get("last_used"))
+        used = moment(record.get("last_used"))
         entries.append((key, EntryDates(created, max(created, updated), used)))
     mark = raw.get("written")
     written, previous = None, None
