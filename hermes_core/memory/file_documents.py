@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -32,6 +33,7 @@ from hermes_core.memory.files import (
     backup_copy,
     inside_home,
     locked,
+    read_bytes,
     read_text,
     refuse_read_only,
     remove_file,
@@ -120,7 +122,7 @@ class FileMemoryDocuments:
             if decision.text is not None:
                 refuse_read_only(real)
                 if dated.appended:  # the text as it was, before the glued note is split off
-                    appended_note = _drift_copy(real)
+                    appended_note = _drift_copy(real, same_text=True)
                 if dated.meta is not None:
                     write_sidecar(real, dated.meta)
                 atomic_write(real, decision.text)
@@ -211,10 +213,14 @@ def _dates_only(real: Path, meta: object) -> None:
         log.warning("memory dates of %s not updated: %s", real, exc)
 
 
-def _drift_copy(path: Path) -> str:
-    """Keep a copy of a drifted file; what to add to the refusal about it."""
+def _drift_copy(path: Path, *, same_text: bool = False) -> str:
+    """Keep a copy of a drifted file (at most one a minute; ``same_text``: unless the recent
+    copy is of another text); what to add to the answer about it."""
     try:
         copy = backup_copy(path)
+        if same_text and copy is not None and copy.read_bytes() != read_bytes(path):
+            after = int(copy.name.rsplit(".", 1)[-1]) + 1  # never over the recent copy
+            copy = backup_copy(path, max(time.time(), after), always=True)
     except (OSError, MemoryStoreError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return f" No copy could be saved ({reason}); the file itself is unchanged."

@@ -161,6 +161,25 @@ def test_echo_appended_to_memory_md_is_kept_copied_and_reported(store: MemorySto
     assert store.entries("memory") == ["first"]
 
 
+def test_an_append_after_a_recent_copy_of_another_text_gets_its_own_copy(
+    store: MemoryStore,
+) -> None:
+    for entry in ("one", "two"):
+        assert store.add("memory", entry)["success"]
+    path = store.path("memory")
+    path.write_text("one\n\n§\ntwo", encoding="utf-8")  # edited inside: refused, copied
+    assert store.remove("memory", "two")["reason"] == "drift"
+    path.write_text("one\n§\ntwo", encoding="utf-8")  # fixed by hand
+    assert store.add("memory", "three")["success"]
+    with path.open("a", encoding="utf-8") as shell:
+        shell.write(" and a note")
+    glued = path.read_text(encoding="utf-8")
+    assert store.remove("memory", "three")["success"]
+    copies = sorted(path.parent.glob("MEMORY.md.bak.*"))
+    assert [c.read_text(encoding="utf-8") for c in copies] == ["one\n\n§\ntwo", glued]
+    assert store.entries("memory") == ["one", "two", "and a note"]
+
+
 def test_a_hand_edited_entry_is_updated_not_an_error(store: MemoryStore) -> None:
     for entry in ("alpha", "beta"):
         assert store.add("memory", entry)["success"]

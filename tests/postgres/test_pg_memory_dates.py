@@ -6,12 +6,14 @@ text is kept as an entry of its own, a copy goes to ``memory_history``, and it i
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from pg import sql
 
 pytest.importorskip("psycopg")
 
+from hermes_core.cli import main
 from hermes_core.memory import MemoryStore
 from hermes_core.memory.dated import read_block_dates, write_block_dates
 from hermes_core.memory.dates import entry_key
@@ -66,14 +68,35 @@ def test_an_operator_appending_text_is_kept_as_an_entry_with_a_copy(
 
 
 def test_the_public_pair_moves_dates_from_files_to_postgres(
-    documents: PostgresMemoryDocuments, tmp_path: object
+    documents: PostgresMemoryDocuments, tmp_path: Path
 ) -> None:
-    from pathlib import Path
-
-    files = MemoryStore(Path(str(tmp_path)) / "m", scanner=no_threats)
+    files = MemoryStore(tmp_path / "m", scanner=no_threats)
     assert files.add("memory", "shared fact")["success"]
     rows = MemoryStore(documents, scanner=no_threats)
     assert rows.add("memory", "shared fact")["success"]
     dates = read_block_dates(files.documents, "memory", None)
     assert write_block_dates(documents, "memory", None, dates) == 1
     assert dict(rows.dated("memory")) == dict(files.dated("memory"))
+
+
+def test_an_approval_that_finds_its_entry_already_there_lands_once_and_marks_it_used(
+    capsys: pytest.CaptureFixture[str],
+    isolated_home: Path,
+    pg_dsn: str,
+    documents: PostgresMemoryDocuments,
+) -> None:
+    """The approval stores only dates (the text is unchanged) and consumes its record in
+    the same transaction, checked against the version it read."""
+    (isolated_home / "config.yaml").write_text(
+        f"memory:\n  backend: postgres\n  write_approval: stage\nsessions:\n  dsn: {pg_dsn}\n",
+        encoding="utf-8",
+    )
+    assert main(["memory", "add", "a staged fact"]) == 0
+    staged = capsys.readouterr().out.split("staged as ")[1][:8]
+    store = MemoryStore(documents, scanner=no_threats)
+    assert store.add("memory", "a staged fact")["success"]  # lands meanwhile, by other means
+    assert dict(store.dated("memory"))["a staged fact"].last_used is None  # type: ignore[union-attr]
+    assert main(["memory", "approve", staged]) == 0, capsys.readouterr()
+    assert store.entries("memory") == ["a staged fact"]
+    assert dict(store.dated("memory"))["a staged fact"].last_used is not None  # type: ignore[union-attr]
+    assert sql(pg_dsn, "SELECT count(*) FROM hermes.memory_pending") == [(0,)]

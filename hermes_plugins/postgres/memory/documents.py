@@ -192,7 +192,7 @@ class PostgresMemoryDocuments:
                 return Updated(decision.value, False, note)
             appended_note = ""
             if dated.appended:  # keep the text as it was before the glued note is split off
-                appended_note = self._drift_copy(target, key)
+                appended_note = self._drift_copy(target, key, same_text=True)
             store = functools.partial(
                 self._store, target=target, key=key, version=version, text=decision.text
             )
@@ -240,10 +240,9 @@ class PostgresMemoryDocuments:
         first. ``meta`` alone (a duplicate add used an entry) is stored the same way."""
         if claim is not None and not take_record(conn, claim.record):
             raise _Lost
-        if text is None and meta is not None:
-            store_meta(conn, target, key, version, meta)
-            if claim is None:
-                return
+        if text is None and meta is not None and version is not None:
+            store_meta(conn, target, key, version, meta)  # checks the version itself
+            return
         if text is None:  # a no-op that consumes a claim: the text must still be as judged
             row = conn.execute(
                 f"SELECT version FROM {BLOCKS} WHERE scope = %s AND target = %s FOR SHARE",
@@ -267,18 +266,23 @@ class PostgresMemoryDocuments:
         if stored is None:
             raise Retry
 
-    def _drift_copy(self, target: str, key: str) -> str:
-        """Keep a copy of a drifted row (at most one a minute); what to add to the refusal."""
+    def _drift_copy(self, target: str, key: str, *, same_text: bool = False) -> str:
+        """Keep a copy of a drifted row (at most one a minute; ``same_text``: unless the
+        recent copy is of another text); what to add to the answer."""
+        also = f" AND text = (SELECT text FROM {BLOCKS} WHERE scope = %s AND target = %s)"
+        recent_query = (
+            f"SELECT id FROM {HISTORY} WHERE scope = %s AND target = %s AND reason = 'drift' "
+            "AND kept_at > now() - make_interval(secs => %s)"
+            + (also if same_text else "")
+            + " ORDER BY id DESC LIMIT 1"
+        )
+        recent_args = (key, target, BACKUP_INTERVAL) + ((key, target) if same_text else ())
 
         def work(conn: psycopg.Connection[Any]) -> int | None:
             conn.execute(
                 "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_COPY_LOCK, f"{target}:{key}")
             )
-            recent = conn.execute(
-                f"SELECT id FROM {HISTORY} WHERE scope = %s AND target = %s AND reason = 'drift' "
-                "AND kept_at > now() - make_interval(secs => %s) ORDER BY id DESC LIMIT 1",
-                (key, target, BACKUP_INTERVAL),
-            ).fetchone()
+            recent = conn.execute(recent_query, recent_args).fetchone()
             if recent is not None:
                 return int(recent[0])
             row = conn.execute(
