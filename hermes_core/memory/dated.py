@@ -23,6 +23,7 @@ from hermes_core.memory.dates import (
     dates_of,
     dump_meta,
     load_meta,
+    load_written,
     mark_written,
     reconcile,
     split_appended,
@@ -83,7 +84,7 @@ def block_view(documents: MemoryDocuments, target: str, scope: Scope, text: str 
     own is split off into entries of its own."""
     if not isinstance(documents, DatedDocuments) or text is None:
         return Split(text)
-    return split_appended(text, load_meta(documents.read_meta(target, scope)))
+    return split_appended(text, load_written(documents.read_meta(target, scope)))
 
 
 def block_meta(documents: MemoryDocuments, target: str, scope: Scope) -> BlockMeta:

@@ -14,7 +14,7 @@ functions; the documents read and store the sidecar under their own concurrency 
 
 from __future__ import annotations
 
-import calendar
+import datetime
 import hashlib
 import math
 import time
@@ -36,6 +36,7 @@ __all__ = [
     "entry_key",
     "iso",
     "load_meta",
+    "load_written",
     "mark_written",
     "moment",
     "reconcile",
@@ -93,12 +94,13 @@ def iso(moment: float) -> str:
 
 def moment(value: object) -> float | None:
     """The Unix time of an :func:`iso` string; None for anything else."""
-    if not isinstance(value, str):
+    if not isinstance(value, str) or not value.endswith("Z"):
         return None
     try:
-        return float(calendar.timegm(time.strptime(value, _ISO)))
-    except (ValueError, OverflowError):
+        parsed = datetime.datetime.fromisoformat(value[:-1] + "+00:00")
+    except ValueError:
         return None
+    return parsed.timestamp()
 
 
 def dates_object(dates: EntryDates | None) -> dict[str, str | None]:
@@ -147,6 +149,14 @@ def load_meta(raw: object) -> BlockMeta:
             written = (digest, chars)
             previous = before if isinstance(before, str) else None
     return BlockMeta(tuple(entries), written, previous)
+
+
+def load_written(raw: object) -> BlockMeta:
+    """Only the mark of the text the store wrote (no entry dates): all that reading a block
+    needs, and cheaper than :func:`load_meta` for a long block."""
+    if not isinstance(raw, Mapping) or raw.get("v") != META_VERSION:
+        return BlockMeta()
+    return load_meta({"v": META_VERSION, "written": raw.get("written")})
 
 
 def mark_written(meta: BlockMeta, text: str, before: str | None) -> BlockMeta:
