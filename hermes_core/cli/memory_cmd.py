@@ -29,6 +29,7 @@ from hermes_core.cli.consolidate_cmd import add_memory_consolidate
 from hermes_core.cli.escaped import err as _err
 from hermes_core.cli.escaped import say as _say
 from hermes_core.cli.escaped import short as _short
+from hermes_core.cli.memory_dates import dates_json, dates_lines
 from hermes_core.cli.pending_view import SeenRecords, memory_lines
 from hermes_core.cli.staged import (
     command,
@@ -64,6 +65,9 @@ def register(
     )
     show.add_argument("--target", choices=TARGETS, help="one block only (default: both)")
     show.add_argument("--raw", action="store_true", help="the files as stored, unscanned")
+    show.add_argument(
+        "--dates", action="store_true", help="each entry with when it was added, changed, used"
+    )
     show.set_defaults(handler=escaped_handler(run_show))
 
     add = actions.add_parser("add", parents=[common, who, one, js], help="add an entry")
@@ -148,10 +152,15 @@ def _show(args: argparse.Namespace, writer: MemoryWriter) -> int:
                 "target": t,
                 "where": store.where(t),
                 "text": store.raw(t) if args.raw else store.block(t),
+                "dates": dates_json(store, t),
             }
             for t in targets
         ]
         print_json({"raw": bool(args.raw), "blocks": blocks})
+        return EXIT_OK
+    if args.dates:
+        for line in dates_lines(store, targets):
+            _say(line)
         return EXIT_OK
     if args.raw:
         for target in targets:

@@ -29,6 +29,7 @@ from hermes_core.cli.escaped import say as _say
 from hermes_core.cli.escaped import short as _short
 from hermes_core.cli.pending_view import SeenRecords, skill_lines
 from hermes_core.cli.staged import command, escaped_handler, review_staged, source_label
+from hermes_core.memory.dates import dates_object, short_dates
 from hermes_core.skills.frontmatter import ParsedSkill
 from hermes_core.skills.layout import escape_invisible
 from hermes_core.skills.library import SkillLibrary
@@ -49,10 +50,14 @@ def register(
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     listing = actions.add_parser("list", parents=[common], help="every skill, by path")
     listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.add_argument(
+        "--dates", action="store_true", help="when each skill was added, changed, last viewed"
+    )
     listing.set_defaults(handler=escaped_handler(run_list))
     show = actions.add_parser("show", parents=[common], help="print one skill's SKILL.md")
     show.add_argument("name", metavar="NAME", help="the skill's name (or category/name)")
     show.add_argument("--json", action="store_true", help="print JSON")
+    show.add_argument("--dates", action="store_true", help="a line with the skill's dates first")
     show.set_defaults(handler=escaped_handler(run_show))
     pending = actions.add_parser(
         "pending", parents=[common], help="list staged skill writes, or show one in full"
@@ -108,10 +113,13 @@ def _plain(value: object) -> str:
 def run_list(args: argparse.Namespace) -> int:
     with _library(args) as library:
         skills, problems = library.scan_all()
+        dates = library.dates.read()
     if args.json:
         _json(
             {
-                "skills": [s.to_dict() for s in skills],
+                "skills": [
+                    s.to_dict() | {"dates": dates_object(dates.get(s.name))} for s in skills
+                ],
                 "skipped": [{"path": p.path, "reason": p.reason} for p in problems],
             }
         )
@@ -124,6 +132,13 @@ def run_list(args: argparse.Namespace) -> int:
     rows = [
         (s.name, s.category or "-", _short(escape_invisible(s.description), 70)) for s in skills
     ]
+    if args.dates:
+        now = time.time()
+        dated = [
+            (*row, short_dates(dates.get(s.name), now)) for row, s in zip(rows, skills, strict=True)
+        ]
+        _say(table(("name", "category", "description", "dates"), dated))
+        return EXIT_OK
     _say(table(("name", "category", "description"), rows))
     return EXIT_OK
 
@@ -137,8 +152,10 @@ def run_show(args: argparse.Namespace) -> int:
             message = message.replace("Use action 'list'", "Run `hermes-context skills list`")
             raise CommandError(message, EXIT_INPUT) from None
         threats = [f.pattern_id for f in findings(library.scan, [text])]
+        when = library.dates.read().get(path.rsplit("/", 1)[-1])
     if args.json:
         result: dict[str, Any] = {"path": path, "content": text, "threats": threats}
+        result["dates"] = dates_object(when)
         if isinstance(parsed, ParsedSkill):
             result |= {
                 **parsed.meta.to_dict(),
@@ -151,6 +168,8 @@ def run_show(args: argparse.Namespace) -> int:
         _json(result)
     else:
         _say(f"# {library.root / path / 'SKILL.md'}")
+        if args.dates:
+            _say(f"# {short_dates(when, time.time())}")
         _show(text.removeprefix("\ufeff").rstrip("\n"))
     if not isinstance(parsed, ParsedSkill):
         _err(f"hermes-context: warning: {path} is not a valid skill: {parsed}")

@@ -26,6 +26,7 @@ from hermes_core.memory.staged import PendingWrite
 
 __all__ = [
     "Claim",
+    "DatedDocuments",
     "Decision",
     "MemoryDocuments",
     "Removed",
@@ -70,16 +71,24 @@ class Decision(Generic[T]):
     text: str | None = None
     keep_copy: bool = False
     succeeded: bool = False
+    #: for dated storage: (old entry, new entry) of each replace, and entries a write named
+    #: without changing them (a duplicate add): see :mod:`hermes_core.memory.dates`
+    renamed: tuple[tuple[str, str], ...] = ()
+    used: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Updated(Generic[T]):
-    """The decision that was carried out: its answer, whether text was stored, and a
-    sentence about the copy a drift kept ("" when none was asked for)."""
+    """The decision that was carried out: its answer, whether text was stored, a sentence
+    about the copy a drift kept ("" when none was asked for), and the appended drift."""
 
     value: T
     written: bool
     copy_note: str = ""
+    #: entries split off text appended by other means after the store's own (kept as
+    #: entries of their own), and a sentence about the copy kept of the text before
+    appended: tuple[str, ...] = ()
+    appended_note: str = ""
 
 
 @dataclass(frozen=True)
@@ -179,6 +188,25 @@ class MemoryDocuments(Protocol):
 
     def close(self) -> None:
         """Release what the documents hold (a database reference); safe to call twice."""
+        ...
+
+
+@runtime_checkable
+class DatedDocuments(Protocol):
+    """Documents that keep each block's dates beside its text (a sidecar the prompt never
+    shows). :meth:`MemoryDocuments.update` keeps them in step with every write (see
+    :func:`hermes_core.memory.dated.decide_dated`); these read and change them alone."""
+
+    def read_meta(self, target: str, scope: Scope) -> object:
+        """The block's metadata object as stored (None when there is none); never raises
+        for metadata that cannot be read (dates are a help): None then."""
+        ...
+
+    def update_meta(
+        self, target: str, scope: Scope, change: Callable[[str | None, object], object]
+    ) -> None:
+        """Store ``change(text, metadata)`` (unless None) under the same concurrency control
+        as the text, so that it is decided on the text as it is."""
         ...
 
 

@@ -13,11 +13,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
 from hermes_core.errors import MemoryStoreError
+from hermes_core.memory.dated import decide_dated
 from hermes_core.memory.documents import (
     Claim,
     Decision,
@@ -31,12 +33,14 @@ from hermes_core.memory.files import (
     backup_copy,
     inside_home,
     locked,
+    read_bytes,
     read_text,
     refuse_read_only,
     remove_file,
     remove_stale_temps,
 )
 from hermes_core.memory.layout import target_path
+from hermes_core.memory.sidecar import read_sidecar, remove_sidecar, write_sidecar
 from hermes_core.memory.staged import PendingWrites
 
 __all__ = ["FileMemoryDocuments", "memory_directory", "pending_directory"]
@@ -112,14 +116,37 @@ class FileMemoryDocuments:
             if claim is not None and not _still_staged(claim):
                 return None
             text = read_text(real)
-            decision = decide(text)
+            dated = decide_dated(text, read_sidecar(real), decide)
+            decision = dated.decision
+            appended_note = ""
             if decision.text is not None:
                 refuse_read_only(real)
+                if dated.appended:  # the text as it was, before the glued note is split off
+                    appended_note = _drift_copy(real, same_text=True)
+                if dated.meta is not None:
+                    write_sidecar(real, dated.meta)
                 atomic_write(real, decision.text)
+            elif dated.meta is not None:
+                _dates_only(real, dated.meta)
             note = _drift_copy(real) if decision.keep_copy and decision.text is None else ""
             if claim is not None and decision.succeeded:
                 _consume(claim)
-            return Updated(decision.value, decision.text is not None, note)
+            return Updated(
+                decision.value, decision.text is not None, note, dated.appended, appended_note
+            )
+
+    def read_meta(self, target: str, scope: Scope) -> object:
+        return read_sidecar(self.real_path(target, scope))
+
+    def update_meta(
+        self, target: str, scope: Scope, change: Callable[[str | None, object], object]
+    ) -> None:
+        real = self.real_path(target, scope)
+        with locked(real):
+            remove_stale_temps(real)
+            meta = change(read_text(real), read_sidecar(real))
+            if meta is not None:
+                write_sidecar(real, meta)
 
     def reset_preview(self, target: str, scope: Scope) -> str | None:
         path = self.path(target, scope)
@@ -141,6 +168,7 @@ class FileMemoryDocuments:
             refuse_read_only(real)
             copy = backup_copy(real, always=True)
             remove_file(path)
+            remove_sidecar(real)
         return Removed(str(path), str(copy) if copy else None, copy.name if copy else None)
 
     def close(self) -> None:
@@ -176,10 +204,23 @@ def _consume(claim: Claim) -> None:
         log.warning("pending write %s was applied but not removed: %s", claim.record.id, exc)
 
 
-def _drift_copy(path: Path) -> str:
-    """Keep a copy of a drifted file; what to add to the refusal about it."""
+def _dates_only(real: Path, meta: object) -> None:
+    """Store new dates for an unchanged text (a duplicate add used an entry); a failure is
+    logged, since the write itself had nothing to store."""
+    try:
+        write_sidecar(real, meta)
+    except OSError as exc:
+        log.warning("memory dates of %s not updated: %s", real, exc)
+
+
+def _drift_copy(path: Path, *, same_text: bool = False) -> str:
+    """Keep a copy of a drifted file (at most one a minute; ``same_text``: unless the recent
+    copy is of another text); what to add to the answer about it."""
     try:
         copy = backup_copy(path)
+        if same_text and copy is not None and copy.read_bytes() != read_bytes(path):
+            after = int(copy.name.rsplit(".", 1)[-1]) + 1  # never over the recent copy
+            copy = backup_copy(path, max(time.time(), after), always=True)
     except (OSError, MemoryStoreError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return f" No copy could be saved ({reason}); the file itself is unchanged."

@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from hermes_core.errors import MemoryStoreError
+from hermes_core.memory.dated import block_view, dated_entries
+from hermes_core.memory.dates import EntryDates
 from hermes_core.memory.documents import (
     Claim,
+    DatedDocuments,
     Decision,
     MemoryDocuments,
-    StorageUnavailable,
-    UnsafeLocation,
     scope_of,
 )
 from hermes_core.memory.entries import (
@@ -34,7 +35,6 @@ from hermes_core.memory.entries import (
     usage_text,
 )
 from hermes_core.memory.file_documents import FileMemoryDocuments
-from hermes_core.memory.files import ReadOnlyFile
 from hermes_core.memory.layout import (
     describe,
     safe_user_id,
@@ -42,22 +42,20 @@ from hermes_core.memory.layout import (
     validate_target,
 )
 from hermes_core.memory.plan import Outcome, Plan, failure, plan_writes
+from hermes_core.memory.shown_dates import lineage, report_appended, with_dates
 from hermes_core.memory.snapshot import Scanner, render_block
-from hermes_core.types import Finding
+from hermes_core.memory.store_checks import (
+    blocked_message,
+    check_operation,
+    numbered,
+    refusal,
+    threat,
+)
 
 __all__ = ["MemoryStore", "Result", "blocked_message"]
 
 log = logging.getLogger("hermes_context.memory")
 Result = dict[str, Any]
-_ACTIONS = ("add", "replace", "remove")
-
-
-def blocked_message(pattern_id: str) -> str:
-    """The refusal of a write that matched a threat pattern (spec 20 §5)."""
-    return (
-        f"Blocked: content matches threat pattern '{pattern_id}'. Memory is injected into the "
-        "system prompt and must not carry injection or exfiltration payloads."
-    )
 
 
 def _default_scanner() -> Scanner:
@@ -143,9 +141,16 @@ class MemoryStore:
         return self.documents.read(target, self.scope(target)) or ""
 
     def entries(self, target: str) -> list[str]:
-        """The entries of ``target`` (raw, unscanned); raises :class:`MemoryStoreError` when
-        the text exists but cannot be read."""
-        return parse_entries(self.raw(target))
+        """The entries of ``target`` (raw, unscanned; text appended by hand after the store's
+        own is an entry of its own); raises :class:`MemoryStoreError` when the text exists
+        but cannot be read."""
+        scope = self.scope(target)
+        return parse_entries(block_view(self.documents, target, scope, self.raw(target)).text or "")
+
+    def dated(self, target: str) -> list[tuple[str, EntryDates | None]]:
+        """Each entry of ``target`` with its dates (None: not dated yet, as an entry written
+        by hand until the next write; always None for documents that keep no dates)."""
+        return dated_entries(self.documents, target, self.scope(target))
 
     def usage(self, target: str) -> str:
         """``63% — 1,386/2,200 chars``."""
@@ -213,8 +218,9 @@ class MemoryStore:
             return Outcome(ops)
         try:
             text = self.documents.read(target, self.scope(target))
+            text = block_view(self.documents, target, self.scope(target), text).text
         except MemoryStoreError as exc:
-            return Outcome(_refusal(exc))
+            return Outcome(refusal(exc))
         return plan_writes(self._plan(target), text, parse_entries(text or ""), ops, batch=batch)
 
     def check(self, target: str, operations: Sequence[Mapping[str, Any]]) -> Result | None:
@@ -242,15 +248,15 @@ class MemoryStore:
         many = len(operations) > 1
         ops: list[dict[str, Any]] = []
         for n, op in enumerate(operations, 1):
-            if error := _check_operation(op):
-                return failure("invalid", _numbered(n, many) + error)
+            if error := check_operation(op):
+                return failure("invalid", numbered(n, many) + error)
             ops.append(dict(op))
         for n, op in enumerate(ops, 1):
             if op["action"] == "remove":
                 continue
-            if refusal := self._refuse_content(op["content"]):
-                refusal["error"] = _numbered(n, many) + refusal["error"]
-                return refusal
+            if refused := self._refuse_content(op["content"]):
+                refused["error"] = numbered(n, many) + refused["error"]
+                return refused
             op["content"] = normal_content(op["content"])
         return ops
 
@@ -271,19 +277,23 @@ class MemoryStore:
         plan = self._plan(target, exact)
 
         def decide(text: str | None) -> Decision[Result]:
-            outcome = plan_writes(plan, text, parse_entries(text or ""), ops, batch=batch)
+            entries = parse_entries(text or "")
+            outcome = plan_writes(plan, text, entries, ops, batch=batch)
             result = outcome.result
+            renamed, used = lineage(ops, outcome.selected, entries)
             return Decision(
                 result,
                 outcome.new_text,
                 keep_copy=result.get("reason") == "drift",
                 succeeded=bool(result.get("success")),
+                renamed=renamed,
+                used=used,
             )
 
         try:
             updated = self.documents.update(target, self.scope(target), decide, claim=claim)
         except MemoryStoreError as exc:
-            return _refusal(exc)
+            return refusal(exc)
         except OSError as exc:
             return failure(
                 "io",
@@ -301,6 +311,10 @@ class MemoryStore:
         result = updated.value
         if updated.copy_note:
             result["error"] += updated.copy_note
+        if updated.appended:
+            report_appended(result, TARGET_FILES[target], updated)
+        if "entries" in result and isinstance(self.documents, DatedDocuments):
+            with_dates(result, self.dated(target))
         return result
 
     def reset(self, target: str) -> Result:
@@ -323,7 +337,7 @@ class MemoryStore:
         try:
             removed = self.documents.reset(target, self.scope(target))
         except MemoryStoreError as exc:
-            return _refusal(exc)
+            return refusal(exc)
         except OSError as exc:
             return failure(
                 "io",
@@ -350,41 +364,5 @@ class MemoryStore:
             return failure("invalid", problem)
         findings = list(self.scan(text))
         if findings:
-            return _threat(findings)
+            return threat(findings)
         return None
-
-
-def _refusal(exc: MemoryStoreError) -> Result:
-    """The refusal for a storage failure: a link out of the home, storage that cannot be
-    reached, or text that cannot be read (never read as empty)."""
-    if isinstance(exc, UnsafeLocation):
-        return failure("unsafe_path", str(exc))
-    if isinstance(exc, StorageUnavailable):
-        return failure("unavailable", str(exc))
-    if isinstance(exc, ReadOnlyFile):
-        return failure("read_only_file", str(exc))
-    return failure("unreadable", str(exc))
-
-
-def _threat(findings: Sequence[Finding]) -> Result:
-    ids = list(dict.fromkeys(f.pattern_id for f in findings))
-    return failure("threat", blocked_message(ids[0]), patterns=ids)
-
-
-def _numbered(n: int, many: bool) -> str:
-    return f"operation {n}: " if many else ""
-
-
-def _check_operation(op: object) -> str | None:
-    """What is wrong with one operation, or None."""
-    if not isinstance(op, Mapping):
-        return "an operation must be an object {action, content?, old_text?}."
-    action = op.get("action")
-    if not (isinstance(action, str) and action in _ACTIONS):
-        return f"action must be one of {', '.join(_ACTIONS)}, got {describe(action)}."
-    if action in ("add", "replace") and not isinstance(op.get("content"), str):
-        return f"{action} needs content: a string with the fact to save."
-    old_text = op.get("old_text")
-    if action in ("replace", "remove") and not (isinstance(old_text, str) and old_text.strip()):
-        return f"{action} needs old_text: a string quoting the entry to change."
-    return None

@@ -37,6 +37,7 @@ from hermes_core.skills.changes import (
     plan,
     request_problem,
 )
+from hermes_core.skills.dates import SkillDates
 from hermes_core.skills.execute import execute
 from hermes_core.skills.files import SkillError, locked, real_root
 from hermes_core.skills.frontmatter import ParsedSkill, SkillMeta
@@ -95,6 +96,7 @@ class SkillLibrary(SkillViews, SkillShortcuts):
         pending = Path(pending_dir) if pending_dir is not None else None
         self.pending = PendingSkillWrites(pending or self.root.parent / "pending" / "skills")
         self.audit_log = audit_log
+        self.dates = SkillDates(self.root)
 
     def _audit(
         self,
@@ -283,6 +285,9 @@ class SkillLibrary(SkillViews, SkillShortcuts):
                 ):
                     return self._stage(request, change, origin, provenance, False)
                 execute(root, change)
+                self.dates.changed(
+                    request.name.rsplit("/", 1)[-1], deleted=request.action == "delete"
+                )
             if not exact:
                 landed = None if provenance is None else provenance.with_decision("landed")
                 self._audit(

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from hermes_core.skills.catalog import Location, linked_files, locate, read_skill
 from hermes_core.skills.changes import Result, failure
+from hermes_core.skills.dates import SkillDates
 from hermes_core.skills.files import SkillError, guarded, read_bytes
 from hermes_core.skills.frontmatter import ParsedSkill
 from hermes_core.skills.layout import (
@@ -29,6 +30,7 @@ class SkillViews:
     """``view`` and its helpers (mixed into :class:`~hermes_core.skills.library.SkillLibrary`)."""
 
     scan: Scan
+    dates: SkillDates
 
     def real_root(self) -> Path:
         raise NotImplementedError
@@ -63,6 +65,7 @@ class SkillViews:
         else:
             result["problem"] = parsed
         result |= {"path": location.relative, "content": text, "linked_files": files or None}
+        self.dates.used(location.name)  # a view is a use: what `skills list --dates` shows
         if files:
             result["usage_hint"] = (
                 "Read a support file with action 'view', this name and file_path, e.g. "

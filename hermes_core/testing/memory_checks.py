@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from hermes_core.memory.approval import MemoryWriter
-from hermes_core.memory.documents import Decision, MemoryDocuments, Scope
+from hermes_core.memory.documents import DatedDocuments, Decision, MemoryDocuments, Scope
 from hermes_core.memory.store import MemoryStore
 from hermes_core.types import Finding
 
@@ -239,7 +239,7 @@ class WriteChecks:
     ) -> None:
         store = memory.store(user_id="alice")
         fill(store, "one", "two", target="user")
-        drifted = "one\n§\ntwo\n\nappended by other means\n\n"
+        drifted = "one\n\n§\ntwo\n\n"  # edited inside, not only appended to
         memory.plant("user", "alice", drifted)
         for result in (
             store.replace("user", "one", "uno"),
@@ -253,6 +253,28 @@ class WriteChecks:
         assert copies in (None, [drifted]), f"one copy a minute, of the text: {copies}"
         assert store.add("user", "three")["success"], "add still works on a drifted text"
         assert store.raw("user") == drifted.rstrip("\n") + "\n§\nthree"
+
+    def test_text_appended_after_the_last_entry_is_kept_as_an_entry_of_its_own(
+        self, memory: MemoryKit
+    ) -> None:
+        """``echo note >> MEMORY.md`` glues "note" onto the last entry; a remove of that
+        entry must not take it along: it is split off, reported, and a copy is kept."""
+        store = memory.store()
+        if not isinstance(store.documents, DatedDocuments):
+            pytest.skip("these documents keep no dates, so the store's own text is not known")
+        if memory._plant is None:
+            pytest.skip("needs plant_text: a raw write through the documents dates the text")
+        fill(store, "one", "two")
+        glued = store.raw("memory") + "note\n"
+        memory.plant("memory", None, glued)
+        assert store.entries("memory") == ["one", "two", "note"]
+        removed = store.remove("memory", "two")
+        assert removed["success"] and removed["removed"] == "two", removed
+        assert removed["appended"] == ["note"] and "A copy is in" in removed["message"]
+        assert store.entries("memory") == ["one", "note"], "the appended note was lost"
+        copies = memory.copies("memory", None)
+        assert copies in (None, [glued]), f"the copy is of the text as it was: {copies}"
+        assert [d is not None for _, d in store.dated("memory")] == [True, True]
 
     def test_a_trailing_newline_is_not_drift(self, memory: MemoryKit) -> None:
         memory.plant("memory", None, "one\n§\ntwo\n")

@@ -152,11 +152,27 @@ def _stall_at(directory: str, stage: str, operation: str, report: Connection) ->
         assert store.add("memory", f"kept {n}")["success"]
         report.send(("added", f"kept {n}"))
 
-    def stall(*args: object) -> None:
-        report.send(("stalled", stage))
-        time.sleep(3600)
+    from hermes_core.memory import file_documents
 
     name = STAGES[stage]
+    original = files._fsync_directory if name is None else getattr(os, name)
+    in_file = False  # the dates sidecar is written first: stall in the memory file's write
+
+    def stall(*args: object) -> object:
+        if not in_file:
+            return original(*args)
+        report.send(("stalled", stage))
+        time.sleep(3600)
+        return None
+
+    write = file_documents.atomic_write
+
+    def tracked(path: Path, text: str) -> None:
+        nonlocal in_file
+        in_file = path.name == "MEMORY.md"
+        write(path, text)
+
+    file_documents.atomic_write = tracked  # type: ignore[assignment]  # the child's only
     if name is None:
         files._fsync_directory = stall  # type: ignore[assignment]  # the child's copy only
     else:

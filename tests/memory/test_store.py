@@ -292,9 +292,8 @@ def test_drift_refuses_rewrites_keeps_one_backup_a_minute_and_add_still_works(
 ) -> None:
     fill(store, "one", "two")
     path = store.path("memory")
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write("\n\nappended by a shell\n\n")
-    drifted = path.read_bytes()
+    path.write_text("one\n\n§\ntwo\n\nappended by a shell\n\n", encoding="utf-8")
+    drifted = path.read_bytes()  # edited inside (a blank line before a separator)
     for result in (
         store.replace("memory", "one", "uno"),
         store.remove("memory", "two"),

@@ -43,8 +43,8 @@ def test_a_version_1_database_gets_the_audit_table_and_keeps_its_memory(pg_dsn: 
     sql(pg_dsn, "DROP TABLE hermes.memory_audit")
     sql(pg_dsn, "UPDATE hermes.memory_schema SET version = 1")
     PostgresMemoryDocuments(Database(pg_dsn)).close()
-    assert SCHEMA_VERSION == 2
-    assert sql(pg_dsn, "SELECT version FROM hermes.memory_schema") == [(2,)]
+    assert SCHEMA_VERSION == 3
+    assert sql(pg_dsn, "SELECT version FROM hermes.memory_schema") == [(3,)]
     assert sql(pg_dsn, "SELECT to_regclass('hermes.memory_audit')::text") == [
         ("hermes.memory_audit",)
     ]

@@ -35,7 +35,8 @@ def library(root: Path, **kwargs: object) -> SkillLibrary:
 
 
 def tree(path: Path) -> dict[str, bytes | str]:
-    """Every file (bytes) and link (its target) under ``path``, hidden lock file aside."""
+    """Every file (bytes) and link (its target) under ``path``, hidden lock file aside, and
+    the skills' dates (``skills.meta.json``: a view or a landed write changes them)."""
     found: dict[str, bytes | str] = {}
     for current, dirs, files in os.walk(path):
         for name in dirs + files:
@@ -43,6 +44,6 @@ def tree(path: Path) -> dict[str, bytes | str]:
             rel = full.relative_to(path).as_posix()
             if full.is_symlink():
                 found[rel] = "-> " + os.readlink(full)
-            elif full.is_file() and name != ".lock":
+            elif full.is_file() and name != ".lock" and not name.startswith("skills.meta.json"):
                 found[rel] = full.read_bytes()
     return found

@@ -22,8 +22,10 @@ from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
 import psycopg
+from psycopg.types.json import Jsonb
 
 from hermes_core.errors import MemoryStoreError
+from hermes_core.memory.dated import decide_dated
 from hermes_core.memory.documents import (
     Claim,
     Decision,
@@ -38,6 +40,7 @@ from hermes_core.memory.layout import describe
 from hermes_plugins.postgres.database import Database
 from hermes_plugins.postgres.memory.access import Retry, run
 from hermes_plugins.postgres.memory.audit import PostgresAuditLog
+from hermes_plugins.postgres.memory.dates import change_meta, read_meta, store_meta
 from hermes_plugins.postgres.memory.pending import PostgresPendingWrites, take_record
 from hermes_plugins.postgres.memory.schema import BLOCKS, HISTORY, PENDING, migrate
 
@@ -66,6 +69,10 @@ def _key(scope: Scope) -> str:
             "character or an unpaired surrogate); nothing was read or changed"
         )
     return scope
+
+
+def _json(meta: object) -> Jsonb | None:
+    return Jsonb(meta) if meta is not None else None
 
 
 def _encodable(text: str) -> bool:
@@ -122,28 +129,38 @@ class PostgresMemoryDocuments:
 
     def _row(
         self, conn: psycopg.Connection[Any], target: str, key: str
-    ) -> tuple[int | None, str | None]:
-        """(version, text) of the row, (None, None) when there is none; refuses a text
-        larger than any memory could be (as the file store refuses such a file)."""
+    ) -> tuple[int | None, str | None, object]:
+        """(version, text, dates) of the row, (None, None, None) when there is none; refuses
+        a text larger than any memory could be (as the file store refuses such a file)."""
         row = conn.execute(
             f"SELECT version, octet_length(text), "
-            f"CASE WHEN octet_length(text) <= %s THEN text END "
+            f"CASE WHEN octet_length(text) <= %s THEN text END, meta "
             f"FROM {BLOCKS} WHERE scope = %s AND target = %s",
             (MAX_FILE_BYTES, key, target),
         ).fetchone()
         if row is None:
-            return None, None
+            return None, None, None
         if row[2] is None:
             raise MemoryStoreError(
                 f"{self.where(target, key or None)} is larger than "
                 f"{MAX_FILE_BYTES // (1024 * 1024)} MiB ({row[1]:,} bytes), far over any memory "
                 "limit. Nothing was read or changed; trim it with SQL (the row keeps its key)."
             )
-        return int(row[0]), str(row[2])
+        return int(row[0]), str(row[2]), row[3]
 
     def read(self, target: str, scope: Scope) -> str | None:
         key = _key(scope)
         return run(self.database, lambda conn: self._row(conn, target, key)[1], idempotent=True)
+
+    def read_meta(self, target: str, scope: Scope) -> object:
+        key = _key(scope)
+        return run(self.database, lambda conn: read_meta(conn, target, key), idempotent=True)
+
+    def update_meta(
+        self, target: str, scope: Scope, change: Callable[[str | None, object], object]
+    ) -> None:
+        key = _key(scope)
+        run(self.database, lambda conn: change_meta(conn, target, key, change), idempotent=False)
 
     # --- writing ----------------------------------------------------------------------------
 
@@ -162,27 +179,36 @@ class PostgresMemoryDocuments:
                 "cannot be approved into it; approve it where it was staged"
             )
         for attempt in range(1, MAX_ATTEMPTS + 1):
-            version, text, staged = run(
+            version, text, meta, staged = run(
                 self.database, lambda conn: self._state(conn, target, key, claim), idempotent=True
             )
             if not staged:
                 return None
-            decision = decide(text)
+            dated = decide_dated(text, meta, decide)
+            decision = dated.decision
             consume = claim if claim is not None and decision.succeeded else None
-            if decision.text is None and consume is None:
+            if decision.text is None and consume is None and dated.meta is None:
                 note = self._drift_copy(target, key) if decision.keep_copy else ""
                 return Updated(decision.value, False, note)
+            appended_note = ""
+            if dated.appended:  # keep the text as it was before the glued note is split off
+                appended_note = self._drift_copy(target, key, same_text=True)
             store = functools.partial(
                 self._store, target=target, key=key, version=version, text=decision.text
             )
             try:
-                run(self.database, functools.partial(store, claim=consume), idempotent=False)
+                run(
+                    self.database,
+                    functools.partial(store, claim=consume, meta=dated.meta),
+                    idempotent=False,
+                )
             except Retry:
                 time.sleep(random.uniform(0, 0.002 * min(attempt, 25)))  # let the winner finish
                 continue
             except _Lost:
                 return None
-            return Updated(decision.value, decision.text is not None)
+            written = decision.text is not None
+            return Updated(decision.value, written, "", dated.appended, appended_note)
         raise StorageUnavailable(
             f"{self.where(target, scope)} was changed by other writers {MAX_ATTEMPTS} times "
             "while this write was being decided; nothing was changed. Try again."
@@ -190,13 +216,13 @@ class PostgresMemoryDocuments:
 
     def _state(
         self, conn: psycopg.Connection[Any], target: str, key: str, claim: Claim | None
-    ) -> tuple[int | None, str | None, bool]:
-        """(version, text, whether the claimed record is still staged)."""
-        version, text = self._row(conn, target, key)
+    ) -> tuple[int | None, str | None, object, bool]:
+        """(version, text, dates, whether the claimed record is still staged)."""
+        version, text, meta = self._row(conn, target, key)
         if claim is None:
-            return version, text, True
+            return version, text, meta, True
         row = conn.execute(f"SELECT 1 FROM {PENDING} WHERE id = %s", (claim.record.id,)).fetchone()
-        return version, text, row is not None
+        return version, text, meta, row is not None
 
     def _store(
         self,
@@ -207,11 +233,16 @@ class PostgresMemoryDocuments:
         version: int | None,
         text: str | None,
         claim: Claim | None,
+        meta: object = None,
     ) -> None:
-        """Store ``text`` if the row is still at ``version`` (None: still missing), and
-        consume ``claim``; :class:`Retry` when another writer stored first."""
+        """Store ``text`` and its dates ``meta`` if the row is still at ``version`` (None:
+        still missing), and consume ``claim``; :class:`Retry` when another writer stored
+        first. ``meta`` alone (a duplicate add used an entry) is stored the same way."""
         if claim is not None and not take_record(conn, claim.record):
             raise _Lost
+        if text is None and meta is not None and version is not None:
+            store_meta(conn, target, key, version, meta)  # checks the version itself
+            return
         if text is None:  # a no-op that consumes a claim: the text must still be as judged
             row = conn.execute(
                 f"SELECT version FROM {BLOCKS} WHERE scope = %s AND target = %s FOR SHARE",
@@ -222,31 +253,36 @@ class PostgresMemoryDocuments:
             return
         if version is None:
             stored = conn.execute(
-                f"INSERT INTO {BLOCKS} (scope, target, text) VALUES (%s, %s, %s) "
+                f"INSERT INTO {BLOCKS} (scope, target, text, meta) VALUES (%s, %s, %s, %s) "
                 "ON CONFLICT (scope, target) DO NOTHING RETURNING version",
-                (key, target, text),
+                (key, target, text, _json(meta)),
             ).fetchone()
         else:
             stored = conn.execute(
-                f"UPDATE {BLOCKS} SET text = %s "
+                f"UPDATE {BLOCKS} SET text = %s, meta = coalesce(%s, meta) "
                 "WHERE scope = %s AND target = %s AND version = %s RETURNING version",
-                (text, key, target, version),
+                (text, _json(meta), key, target, version),
             ).fetchone()
         if stored is None:
             raise Retry
 
-    def _drift_copy(self, target: str, key: str) -> str:
-        """Keep a copy of a drifted row (at most one a minute); what to add to the refusal."""
+    def _drift_copy(self, target: str, key: str, *, same_text: bool = False) -> str:
+        """Keep a copy of a drifted row (at most one a minute; ``same_text``: unless the
+        recent copy is of another text); what to add to the answer."""
+        also = f" AND text = (SELECT text FROM {BLOCKS} WHERE scope = %s AND target = %s)"
+        recent_query = (
+            f"SELECT id FROM {HISTORY} WHERE scope = %s AND target = %s AND reason = 'drift' "
+            "AND kept_at > now() - make_interval(secs => %s)"
+            + (also if same_text else "")
+            + " ORDER BY id DESC LIMIT 1"
+        )
+        recent_args = (key, target, BACKUP_INTERVAL) + ((key, target) if same_text else ())
 
         def work(conn: psycopg.Connection[Any]) -> int | None:
             conn.execute(
                 "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_COPY_LOCK, f"{target}:{key}")
             )
-            recent = conn.execute(
-                f"SELECT id FROM {HISTORY} WHERE scope = %s AND target = %s AND reason = 'drift' "
-                "AND kept_at > now() - make_interval(secs => %s) ORDER BY id DESC LIMIT 1",
-                (key, target, BACKUP_INTERVAL),
-            ).fetchone()
+            recent = conn.execute(recent_query, recent_args).fetchone()
             if recent is not None:
                 return int(recent[0])
             row = conn.execute(

@@ -14,6 +14,8 @@ other.
 * ``memory_pending``: staged writes, one JSON record per row.
 * ``memory_audit`` (version 2): the audit log, one row per decision about a write (who wrote
   what, when, from where; ``memory audit``), append-only.
+* ``memory_blocks.meta`` (version 3): the dates of the block's entries
+  (:mod:`hermes_plugins.postgres.memory.dates`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import psycopg
 
 from hermes_core.errors import MemoryStoreError
 from hermes_plugins.postgres import migrations
+from hermes_plugins.postgres.memory.dates import V3_DATES
 from hermes_plugins.postgres.migrations import SCHEMA
 
 __all__ = [
@@ -97,7 +100,7 @@ _V2: tuple[str, ...] = (
 )
 
 #: MIGRATIONS[n - 1] takes the memory tables from version n - 1 to version n
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2)
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, V3_DATES)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
