@@ -116,15 +116,21 @@ def consolidate_memory(
     dates: DatesOf | None = None,
     ledger: Path | None = None,
 ) -> MemoryConsolidation:
-    """Plan ``target``'s block and, unless ``dry_run``, write the plan as one batch.
+    """Plan ``target``'s block and, unless ``dry_run``, write the plan as one batch. Ages
+    are the entries' ``updated`` dates (``dates`` overrides them, by entry text).
 
     ``ledger`` (the review's) remembers which plan was staged as which record: a plan whose
     record is gone while its entries are all still there was rejected, and is not staged
     again until the block changes."""
     from hermes_core.memory.approval import WriteRequest
 
-    entries = writer.store.entries(target)
-    updated = dates_of(entries, dates(target)) if dates is not None else None
+    if dates is None:
+        dated = writer.store.dated(target)
+        entries = [entry for entry, _ in dated]
+        updated: list[float | None] | None = [d.updated if d else None for _, d in dated]
+    else:
+        entries = writer.store.entries(target)
+        updated = dates_of(entries, dates(target))
     plan = plan_memory(target, entries, updated)
     if dry_run or not plan.steps:
         return MemoryConsolidation(plan)
@@ -216,13 +222,22 @@ def consolidate_skills(
     last_used: Mapping[str, float] | None = None,
     updated: Mapping[str, float] | None = None,
 ) -> SkillConsolidation:
-    """Find near-duplicate skills; unless ``dry_run``, write each merge: first the kept
+    """Find near-duplicate skills (ranked by the library's dates unless ``last_used`` and
+    ``updated`` are given); unless ``dry_run``, write each merge: first the kept
     skill's new text (its steps and the other's), then, only once that has landed, the delete
     of the other. A merge whose edit waits for a person gets its delete on a later run (the
     kept skill then holds the ``## Merged from`` section). A skill with support files is never
     folded (its files would go with it): it is left for a person."""
     from hermes_core.skills.changes import SkillRequest
 
+    if last_used is None or updated is None:
+        from hermes_core.skills.dates import SkillDates
+
+        known = SkillDates(library.root).read()
+        if last_used is None:
+            last_used = {n: d.last_used for n, d in known.items() if d.last_used is not None}
+        if updated is None:
+            updated = {n: d.updated for n, d in known.items()}
     left: dict[str, str] = {}
     skills = _read_library(library, left)
     metas, _ = library.scan_all()

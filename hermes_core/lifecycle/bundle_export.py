@@ -42,10 +42,11 @@ class BundleParts:
 
 
 def _block_dates(documents: MemoryDocuments, target: str, scope: Scope) -> dict[str, Any]:
-    """The block's entry dates (created, updated, last used); empty until the dates API is
-    wired here (issue 28 item 1)."""
-    del documents, target, scope
-    return {}
+    """The block's entry dates (created, updated, last used by entry sha256; ``{}`` for a
+    backend that keeps none)."""
+    from hermes_core.memory.dated import read_block_dates
+
+    return read_block_dates(documents, target, scope)
 
 
 def memory_blocks(user_id: str | None, per_user_memory: bool) -> list[tuple[str, Scope, str]]:

@@ -20,7 +20,8 @@ from hermes_core.lifecycle.bundle_export import BundleParts
 from hermes_core.lifecycle.bundle_format import BundleError, read_bundle
 from hermes_core.lifecycle.bundle_parse import Parsed, parse_contents
 from hermes_core.lifecycle.bundle_skills import checked_entries, existing_skills, write_skills
-from hermes_core.memory.documents import Decision, Scope
+from hermes_core.memory.dated import write_block_dates
+from hermes_core.memory.documents import DatedDocuments, Decision, Scope
 
 __all__ = ["ImportReport", "SessionImporter", "import_bundle"]
 
@@ -168,8 +169,12 @@ def _import_memory(
                 return Decision(False)  # written meanwhile: never overwritten
             return Decision(True, text=None if current == text else text, succeeded=True)
 
-        done = parts.documents.update(target, _scope(label, parsed.user_id), decide)
+        scope = _scope(label, parsed.user_id)
+        done = parts.documents.update(target, scope, decide)
         if done is not None and done.value:
             report.memory_blocks.append(target)
+            dates = parsed.block_dates.get(target)
+            if dates and isinstance(parts.documents, DatedDocuments):
+                write_block_dates(parts.documents, target, scope, dates)
         else:
             report.skipped.setdefault("memory", []).append(target)

@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
 from hermes_core.lifecycle.bundle_format import BundleError, Contents
+from hermes_core.memory.dates import META_VERSION
 from hermes_core.memory.staged import PendingWrite, record_from_json
 from hermes_core.sessions.sqlite.bundle_rows import BundleRow, BundleSession
 from hermes_core.sessions.store import SessionRecord
@@ -36,6 +37,8 @@ class Parsed:
     pending_memory: list[PendingWrite]
     pending_skills: list[PendingSkillWrite]
     skill_entries: list[dict[str, Any]]
+    #: each block's entry dates by target (read_block_dates' object; absent: none kept)
+    block_dates: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def _fail(where: str, problem: str) -> BundleError:
@@ -152,8 +155,11 @@ def _blocks(contents: Contents, user_id: str | None) -> list[tuple[str, str, str
             raise _fail(where, "has no valid target (or repeats one)")
         if label not in ("user", "home") or (label == "home") != (user_id is None):
             raise _fail(where, "has a scope that does not fit the bundle's user")
-        if not isinstance(block.get("dates", {}), dict):
+        dates = block.get("dates", {})
+        if not isinstance(dates, dict):
             raise _fail(where, "has dates that are not an object")
+        if dates and (dates.get("v") != META_VERSION or not isinstance(dates.get("entries"), list)):
+            raise _fail(where, f"has dates of another format (v: {META_VERSION} expected)")
         if text is not None and not isinstance(text, str):
             raise _fail(where, "has a text that is not a string")
         seen.add(target)
@@ -203,4 +209,16 @@ def parse_contents(contents: Contents) -> Parsed:
         pending_memory=_pending_memory(contents, user_id),
         pending_skills=_pending_skills(contents),
         skill_entries=contents.lines("skills.jsonl"),
+        block_dates=_block_dates(contents),
     )
+
+
+def _block_dates(contents: Contents) -> dict[str, dict[str, Any]]:
+    """Each block's dates by target, where the bundle carries any (checked by _blocks)."""
+    memory = contents.members.get("memory.json")
+    blocks = memory.get("blocks") if isinstance(memory, dict) else []
+    return {
+        str(block["target"]): dict(block["dates"])
+        for block in blocks or []
+        if isinstance(block, dict) and block.get("text") and block.get("dates")
+    }

@@ -195,15 +195,15 @@ def _base(word: str) -> str:
 
 def meaning_words(text: str) -> tuple[str, ...]:
     """The words of ``text`` that carry meaning, in order, each once (its first place)."""
-    said = normalise(text)
+    said = normalise(text).replace("no longer", "no")
     seen: dict[str, None] = {}
     for token in _TOKEN.findall(said):
         if _CJK_CHAR.fullmatch(token):
             if token not in _TURNING_TEXT:
                 seen.setdefault(token, None)
             continue
-        if token in _STOP or token in _TURNING:
-            continue
+        if token in _STOP or token in _TURNING or negations(token):
+            continue  # no topic, or a polarity mark (counted by _polarity)
         seen.setdefault(_base(token), None)
     return tuple(seen)
 

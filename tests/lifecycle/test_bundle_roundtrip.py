@@ -127,3 +127,38 @@ def test_cli_export_then_import(
     )
     code = main(["sessions", "search", "pelican", "--home", str(target), "--user", "alice"])
     assert code == 0 and "a-1" in capsys.readouterr().out
+
+
+def test_entry_dates_travel_with_the_memory_block(tmp_path: Path) -> None:
+    """Issue 28 items 1 and 3: each block's entry dates (created, updated, last used) are in
+    the bundle and are the imported entries' dates, not the time of the import."""
+    from hermes_core.memory.dated import read_block_dates, write_block_dates
+    from hermes_core.memory.store import MemoryStore
+
+    home = tmp_path / "dated"
+    store = MemoryStore(home / "memories", user_id="alice")
+    assert store.add("user", "Alice prefers tabs for indentation")["success"]
+    assert store.add("user", "Alice drinks green tea")["success"]
+    dates = read_block_dates(store.documents, "user", "alice")
+    for record in dates["entries"]:
+        record["created"] = record["updated"] = "2025-03-01T09:00:00Z"
+    dates["entries"][0]["last_used"] = "2025-04-02T10:00:00Z"
+    assert write_block_dates(store.documents, "user", "alice", dates) == 2
+    sessions = SQLiteSessionStore(home / "state.db")
+    bundle = tmp_path / "alice.zip"
+    export_bundle(bundle, file_parts(home, sessions), user_id="alice")
+    sessions.close()
+    with zipfile.ZipFile(bundle) as archive:
+        [block] = json.loads(archive.read("memory.json"))["blocks"]
+    assert {r["created"] for r in block["dates"]["entries"]} == {"2025-03-01T09:00:00Z"}
+
+    target = tmp_path / "target"
+    target_sessions = SQLiteSessionStore(target / "state.db")
+    parts = file_parts(target, target_sessions)
+    assert import_bundle(bundle, parts).memory_blocks == ["user"]
+    target_sessions.close()
+    imported = MemoryStore(target / "memories", user_id="alice")
+    got = {entry: d for entry, d in imported.dated("user")}
+    original = {entry: d for entry, d in store.dated("user")}
+    assert got == original
+    assert got["Alice prefers tabs for indentation"].last_used is not None

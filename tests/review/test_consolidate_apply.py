@@ -187,3 +187,27 @@ def test_a_skill_with_support_files_is_left_for_a_person(tmp_path: Path) -> None
     done = consolidate_skills(library, origin="cli")
     assert done.merges == [] and "app-deploy" in done.left
     assert _names(library) == ["app-deploy", "deploy-app", "write-tests"]
+
+
+def test_the_stores_own_dates_decide_which_statement_is_newer(tmp_path: Path) -> None:
+    """A replace keeps an entry's place in the file but makes it the newer statement: the
+    store's ``updated`` date, not the place, decides which of two opposite entries goes."""
+    from hermes_core.memory.dated import read_block_dates, write_block_dates
+
+    memory = real_memory(tmp_path)
+    likes, no_longer = (
+        "User likes dark mode in the editor",
+        "User no longer likes dark mode in the editor",
+    )
+    assert memory.store.add("memory", likes)["success"]
+    assert memory.store.add("memory", no_longer)["success"]
+    dates = read_block_dates(memory.store.documents, "memory", None)
+    for record, day in zip(dates["entries"], ("2026-01-01", "2026-02-01"), strict=True):
+        record["created"] = record["updated"] = f"{day}T00:00:00Z"
+    assert write_block_dates(memory.store.documents, "memory", None, dates) == 2
+    plan = consolidate_memory(memory.writer, "memory", origin="cli", dry_run=True).plan
+    assert [(s.entry, s.reason) for s in plan.steps] == [(likes, "contradicted")]
+    again = "User likes dark mode in the editor again"
+    assert memory.store.replace("memory", likes, again)["success"]  # keeps its place: first
+    plan = consolidate_memory(memory.writer, "memory", origin="cli", dry_run=True).plan
+    assert [(s.entry, s.reason) for s in plan.steps] == [(no_longer, "contradicted")]
