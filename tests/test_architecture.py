@@ -44,6 +44,7 @@ FLOORS: dict[str, int] = {
     "references": 4,
     "review": 4,
     "host": 5,
+    "lifecycle": 5,
     "evals": 5,
     "cli": 6,
     "testing": 6,
