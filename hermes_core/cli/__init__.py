@@ -42,6 +42,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("memory", "memory_cmd", "show, edit or review file memory"),
     ("sessions", "sessions_cmd", "list, show, search or export stored sessions"),
     ("skills", "skills_cmd", "list or show skills, review staged skill writes"),
+    ("forget", "forget_cmd", "delete one user's sessions, memory and provider data"),
     ("eval", "eval_cmd", "measure what compaction keeps of a transcript (offline)"),
     ("plugins", "plugins_cmd", "list plugins with their hooks and status"),
     ("config", "config_cmd", "show or check the configuration"),

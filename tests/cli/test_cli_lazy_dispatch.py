@@ -34,6 +34,7 @@ positional arguments:
     memory       show, edit or review file memory
     sessions     list, show, search or export stored sessions
     skills       list or show skills, review staged skill writes
+    forget       delete one user's sessions, memory and provider data
     eval         measure what compaction keeps of a transcript (offline)
     plugins      list plugins with their hooks and status
     config       show or check the configuration
