@@ -34,7 +34,7 @@ def _delete(conn: Conn, user_id: str | None) -> dict[str, int]:
     if not _tables_exist(conn):
         return {}
     if user_id is None:
-        blocks = f"scope = '' AND target = 'user'"
+        blocks = "scope = '' AND target = 'user'"
         staged = "(record::jsonb -> 'user_id') = 'null'::jsonb"
         audit = "(record -> 'user_id') = 'null'::jsonb"
         params: tuple[Any, ...] = ()

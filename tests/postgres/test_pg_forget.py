@@ -12,7 +12,6 @@ from pg import sql
 
 from hermes_core.host import Hermes
 
-
 TABLES = ("hermes.messages", "hermes.sessions")
 
 
@@ -66,9 +65,7 @@ def test_no_row_of_the_forgotten_user_is_left(
     assert [t for t in alice.values() if t in after or where(files, t)] == []
     kept = [t for t in (*bob.values(), *anon.values()) if "backup" not in t]
     assert [t for t in kept if t not in after] == []
-    assert shared in after and [e["preview"] for e in report.shared_entries] == [
-        f"shared {shared}"
-    ]
+    assert shared in after and [e["preview"] for e in report.shared_entries] == [f"shared {shared}"]
     assert report.deleted["sessions"] == 1 and report.deleted["messages"] == 5
     assert report.providers["postgres"] == {
         "memory blocks": 2,

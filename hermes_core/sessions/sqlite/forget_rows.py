@@ -57,8 +57,9 @@ class SQLiteForgetRows:
 
     def scrub(self, *, full: bool = False) -> list[str]:
         """Leave no deleted byte in the files: rebuild the full-text index, ``VACUUM``, and
-        truncate the ``-wal`` (``full`` changes nothing here: ``VACUUM`` always rewrites). Returns what could not be done (another process holding a
-        read open keeps the checkpoint from finishing), empty when all was done."""
+        truncate the ``-wal`` (``full`` changes nothing here: ``VACUUM`` always rewrites).
+        Returns what could not be done (another process holding a read open keeps the
+        checkpoint from finishing), empty when all was done."""
         del full
         problems: list[str] = []
         if self.fts:

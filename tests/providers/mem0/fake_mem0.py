@@ -2,9 +2,9 @@
 
 Only what ``mem0.MemoryClient`` (2.x) sends for our calls is implemented: ping, add, search,
 get, update, delete, delete all of a user. ``/v1/embeddings`` returns a hashed bag of words
-(texts that share words are near) for Mem0's local mode. Every request is recorded; faults are injected by
-setting ``fault`` to 401, 429, 500, ``"delay"`` (held until the fault is cleared) or
-``"malformed"``.
+(texts that share words are near) for Mem0's local mode. Every request is recorded; faults
+are injected by setting ``fault`` to 401, 429, 500, ``"delay"`` (held until the fault is
+cleared) or ``"malformed"``.
 """
 
 from __future__ import annotations

@@ -167,7 +167,9 @@ class FakeRetainDB:
             if not user or not project:
                 return 422, {"error": "project and user_id are required"}
             gone = [
-                k for k, r in self.records.items() if r["user_id"] == user and r["project"] == project
+                k
+                for k, r in self.records.items()
+                if r["user_id"] == user and r["project"] == project
             ]
             for memory_id in gone:
                 del self.records[memory_id]

@@ -1,8 +1,9 @@
 """A loopback fake of the Supermemory v5 HTTP API: just the endpoints the provider calls.
 
 ``POST /ns/{ns}/document`` (add), ``POST /ns/{ns}/search``, ``GET /ns/{ns}/document/{id}``
-``DELETE /ns/{ns}/document`` and ``DELETE /ns/{ns}`` (forget); in-memory documents, keyword search (any query word of 3+
-letters, case-insensitive), every request recorded, and faults on demand. Two switches make
+``DELETE /ns/{ns}/document`` and ``DELETE /ns/{ns}`` (forget); in-memory documents, keyword
+search (any query word of 3+ letters, case-insensitive), every request recorded, and faults
+on demand. Two switches make
 it misbehave on purpose (``leak_namespaces``: search and get ignore the namespace) so tests
 can show that the provider's own ownership checks hold even when the server's do not.
 """
