@@ -62,8 +62,15 @@ class SQLiteForgetRows:
         checkpoint from finishing), empty when all was done."""
         del full
         problems: list[str] = []
-        if self.fts:
-            self._pool.write(_rebuild_index)
+        has_index = self._pool.read(lambda c: fts_index.index_state(c)[0])
+        if has_index and (self.fts or self._pool.call(fts_index.fts5_available)):
+            self._pool.write(_rebuild_index)  # a stale index too: it holds deleted terms
+        elif has_index:
+            problems.append(
+                f"{self._pool_path()}: the full-text index tables hold terms of deleted rows "
+                "and this SQLite has no FTS5 to rebuild them; run forget again with a Python "
+                "whose SQLite has FTS5"
+            )
         self._pool.call(_vacuum)
         busy = self._pool.call(_truncate_wal)
         if busy:
@@ -79,9 +86,10 @@ class SQLiteForgetRows:
 
 
 def _rebuild_index(conn: sqlite3.Connection) -> None:
-    if fts_index.index_ready(conn):
-        for table in fts_index.TABLES:
-            conn.execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")
+    """Write both index tables anew from the rows left (an external-content index keeps
+    deleted terms in old segments until they merge)."""
+    for table in fts_index.TABLES:
+        conn.execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")
 
 
 def _vacuum(conn: sqlite3.Connection) -> None:
