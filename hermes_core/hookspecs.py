@@ -326,6 +326,36 @@ def memory_on_write(action: str, target: str, content: str, session: SessionInfo
     """
 
 
+@_policy("collect", "0.5.0")
+@hookspec
+def memory_forget(user_id: str | None) -> Mapping[str, int] | None:
+    """Delete everything this plugin keeps about one person (``hermes-context forget``).
+
+    Called once by :meth:`Hermes.forget_user <hermes_core.host.Hermes.forget_user>` after the
+    core deleted the person's sessions, files and staged records. An external provider must
+    delete, on its service, every memory, message, profile and derived fact stored under the
+    principal it uses for ``user_id`` (the one :func:`hermes_core.provider_kit.principal`
+    gives for a session of that user), through the service's own delete API, and nothing
+    stored under any other principal.
+
+    :param user_id: the person; ``None`` is the anonymous principal of a single-user home
+        (the provider's configured default id), named explicitly by the operator. It never
+        matches a named user, nor a named user it.
+    :return: what was deleted, as counts per kind (``{"memories": 12}``; ``{}`` when the
+        service held nothing for the person), or ``None`` when the plugin keeps no per-user
+        data for this home (it is then not listed in the report).
+
+    Failures: raise (a :class:`~hermes_core.errors.ProviderError` saying what was not
+    deleted and why, no secret in it). The core reports the plugin as failed and the person
+    as not wholly forgotten; it never retries on its own (run the command again). A
+    provider configured as ``memory.provider`` that does not implement this hook is reported
+    as "could not forget: no memory_forget hook".
+
+    Policy: ``collect``; each implementation is called on its own, so one failure never
+    hides another plugin's answer.
+    """
+
+
 @_policy("broadcast")
 @hookspec
 def memory_shutdown() -> None:

@@ -44,6 +44,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("skills", "skills_cmd", "list or show skills, review staged skill writes"),
     ("export", "export_cmd", "write one user's sessions, memory and skills to a bundle"),
     ("import", "import_cmd", "restore a bundle written by export into this home"),
+    ("forget", "forget_cmd", "delete one user's sessions, memory and provider data"),
     ("eval", "eval_cmd", "measure what compaction keeps of a transcript (offline)"),
     ("plugins", "plugins_cmd", "list plugins with their hooks and status"),
     ("config", "config_cmd", "show or check the configuration"),

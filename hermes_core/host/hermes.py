@@ -27,6 +27,7 @@ from hermes_core.sessions.store import SessionStore
 if TYPE_CHECKING:
     from hermes_core.host.events import EventListener
     from hermes_core.host.session import Session
+    from hermes_core.lifecycle.forget import ForgetReport
     from hermes_core.memory.documents import MemoryDocuments
 
 
@@ -178,6 +179,26 @@ class Hermes:
             raise SessionError("this Hermes is closed; create a new one")
         where = self.home if home is None else Path(home)
         return checked_documents(self.plugins.memory_documents(where))
+
+    def forget_user(self, user_id: str | None, *, vacuum_full: bool = False) -> ForgetReport:
+        """Delete one person everywhere this home keeps them (docs/forget.md): sessions,
+        memory files and copies, staged writes, audit lines, and what plugins keep (the
+        ``memory_forget`` hook). ``None`` names the anonymous principal, never a named user.
+        Returns the :class:`~hermes_core.lifecycle.forget.ForgetReport`; raises only on bad
+        input or a store that cannot be reached (the report lists what else was left)."""
+        from hermes_core.lifecycle.forget import check_user_id, forget_user
+
+        user = check_user_id(user_id)
+        if self._closed:
+            raise SessionError("this Hermes is closed; create a new one")
+        return forget_user(
+            user,
+            home=self.home,
+            plugins=self.plugins,
+            store=self.session_store,
+            documents=self.memory_documents(),
+            vacuum_full=vacuum_full,
+        )
 
     def close(self) -> None:
         """Shut plugins down in reverse order, then close the store; safe to call twice."""

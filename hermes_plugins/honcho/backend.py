@@ -227,5 +227,28 @@ class HonchoBackend:
             return "forgotten"
         raise ValueError(f"'{record_id}' is not a record id from honcho_search")
 
+    def forget_peer(self, user_peer: str) -> dict[str, int]:
+        """Delete what Honcho keeps about ``user_peer``: every conclusion it drew or that was
+        drawn about it, every session it is a member of that is its own
+        (``metadata.hermes_user``; deleting one deletes its messages and their embeddings),
+        and its peer card. Lists are read whole before deleting (deleting shifts the pages).
+        The peer record itself stays: SDK 2.7 has no call to delete a peer; it holds no text
+        but its id."""
+        peer = self.peer(user_peer)
+        found: dict[str, Any] = {}
+        for side in ("observed_id", "observer_id"):
+            for item in self.client.conclusions.list(filters={side: user_peer}):
+                if user_peer in (item.observer_id, item.observed_id):
+                    found[item.id] = item
+        for conclusion_id in found:
+            peer.conclusions.delete(conclusion_id)  # the route is by id, whatever the view
+        owned = [s for s in peer.sessions() if (s.metadata or {}).get(OWNER_KEY) == user_peer]
+        for session in owned:
+            session.delete()
+        card = peer.get_card() or []
+        if card:
+            peer.set_card([])
+        return {"conclusions": len(found), "sessions": len(owned), "card entries": len(card)}
+
     def close(self) -> None:
         self.client._http.close()  # the SDK has no public close; this only closes its own client

@@ -17,6 +17,7 @@ import httpx
 from honcho.http.exceptions import HonchoError  # type: ignore[import-untyped]
 
 from hermes_core import provider_kit
+from hermes_core.errors import ProviderError
 from hermes_core.markers import hookimpl
 from hermes_core.plugins import PluginContext
 from hermes_core.types import SessionInfo, Turn
@@ -127,6 +128,19 @@ class HonchoProvider:
                     "or continue without it",
                 }
             )
+
+    @hookimpl
+    def memory_forget(self, user_id: str | None) -> dict[str, int]:
+        """Delete the user's peer data (``HonchoBackend.forget_peer``); a failure is raised
+        as a ProviderError naming the kind of failure, never the request."""
+        user_peer = user_peer_id(SessionInfo("forget", user_id), self.settings)
+        try:
+            return self.backend.forget_peer(user_peer)
+        except _BACKEND_ERRORS as exc:
+            raise ProviderError(
+                f"honcho could not delete peer {user_peer} ({type(exc).__name__}); part of it "
+                "may be deleted: run forget again"
+            ) from None
 
     @hookimpl
     def memory_shutdown(self) -> None:

@@ -148,6 +148,21 @@ class Mem0Backend:
         else:
             self._client().delete(memory_id)
 
+    def delete_all(self, user_id: str) -> int | None:
+        """Delete every memory of ``user_id`` (and of this ``agent_id`` when one is set: the
+        memories other applications keep under the user are theirs). The number deleted in
+        local mode; ``None`` on the platform, whose answer does not say."""
+        agent_id = self.settings.agent_id
+        scope = {"user_id": user_id, **({"agent_id": agent_id} if agent_id else {})}
+        if self.settings.mode == "oss":
+            memory = self._memory()
+            found = _records(memory.get_all(filters=scope, top_k=1_000_000), "get_all")
+            if found:
+                memory.delete_all(**scope)
+            return len(found)
+        self._client().delete_all(**scope)
+        return None
+
     def close(self) -> None:
         """Release connections and the local store's file locks; safe to call twice."""
         with self._lock:

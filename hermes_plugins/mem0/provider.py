@@ -160,6 +160,21 @@ class Mem0Provider:
             return error(f"mem0 could not complete {name} ({type(exc).__name__})", retryable=True)
 
     @hookimpl
+    def memory_forget(self, user_id: str | None) -> dict[str, int]:
+        """Delete every memory Mem0 keeps under the user's principal (``delete_all``);
+        raises a ProviderError on failure, so the person is reported as not forgotten."""
+        user = self.principal(SessionInfo("forget", user_id))
+        try:
+            deleted = self._call("forget", lambda: self.backend.delete_all(user))
+        except Exception as exc:  # noqa: BLE001 - any failure: the person is not forgotten
+            raise ProviderError(
+                f"mem0 could not delete the user's memories ({type(exc).__name__}: "
+                f"{redact(str(exc))[:200]}); nothing is known to be deleted, run forget again"
+            ) from None
+        # the platform does not say how many: one user's memories, all of them
+        return {"memories": deleted} if deleted is not None else {"users": 1}
+
+    @hookimpl
     def memory_shutdown(self) -> None:
         self.backend.close()
 

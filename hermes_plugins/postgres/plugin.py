@@ -1,4 +1,5 @@
-"""The plugin object: answers ``session_store`` and ``memory_documents`` for ``postgres``.
+"""The plugin object: answers ``session_store``, ``memory_documents`` and ``memory_forget``
+for ``postgres``.
 
 One :class:`~hermes_plugins.postgres.database.Database` (one pool) serves both, opened on
 first use; each user of it releases it when closed, the last one closes the pool.
@@ -56,6 +57,19 @@ class PostgresBackend:
             memory = self._memory
         database.release()  # another thread made it first
         return memory
+
+    @hookimpl
+    def memory_forget(self, user_id: str | None) -> dict[str, int] | None:
+        """The person's memory rows, when memory is kept here (see ``forget_memory``)."""
+        if self.context.settings.memory.backend != "postgres":
+            return None
+        from hermes_plugins.postgres.forget_memory import forget_memory_rows
+
+        database = self.database()
+        try:
+            return forget_memory_rows(database, user_id)
+        finally:
+            database.release()
 
     @hookimpl
     def memory_shutdown(self) -> None:

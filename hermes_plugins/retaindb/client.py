@@ -7,6 +7,8 @@ Assumed API (documented in ``docs/providers/retaindb.md``), bearer auth on every
   (also sent as the ``Idempotency-Key`` header); answers the record.
 - ``POST /v1/search``: ``{query, limit}``; answers ``{"results": [record, ...]}``.
 - ``GET /v1/memories/{id}``, ``DELETE /v1/memories/{id}``.
+- ``DELETE /v1/memories`` (``project`` + ``user_id`` in the query): every memory of the user
+  in the project, for ``forget``; answers ``{"deleted": n}``.
 - ``GET /v1/profile``: what the service knows about the user.
 
 A record is a JSON object with at least ``id``, ``user_id`` and ``content``. Every failure
@@ -108,6 +110,14 @@ class RetainDBClient:
 
     def delete(self, user_id: str, memory_id: str) -> None:
         self._call("DELETE", f"/v1/memories/{_path_id(memory_id)}", uid=user_id)
+
+    def delete_user(self, user_id: str) -> int:
+        """Delete every memory of ``user_id`` in the project; how many the server deleted."""
+        answer = self._call("DELETE", "/v1/memories", uid=user_id)
+        deleted = answer.get("deleted", 0)
+        if isinstance(deleted, bool) or not isinstance(deleted, int):
+            raise RetainDBError("RetainDB DELETE /v1/memories answered no 'deleted' count")
+        return deleted
 
     def profile(self, user_id: str) -> dict[str, Any]:
         return self._call("GET", "/v1/profile", uid=user_id)

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 
 from hermes_core import provider_kit
+from hermes_core.errors import ProviderError
 from hermes_core.markers import hookimpl
 from hermes_core.plugins import PluginContext
 from hermes_core.types import SessionInfo, Turn
@@ -126,6 +127,21 @@ class RetainDBProvider:
         except provider_kit.InvalidPrincipal as exc:
             return json.dumps({"ok": False, "error": str(exc)})
         return self.tools.handle(user_id, session_key(session), name, args)
+
+    @hookimpl
+    def memory_forget(self, user_id: str | None) -> dict[str, int]:
+        """Drop the user's queued turns (so none is sent later), then delete every memory
+        RetainDB keeps for them in the project; a failure is raised as a ProviderError."""
+        user = self.principal(SessionInfo("forget", user_id))
+        queued = self.queue.forget(user)
+        try:
+            deleted = self.client.delete_user(user)
+        except RetainDBError as exc:
+            raise ProviderError(
+                f"retaindb could not delete the user's memories ({exc}); {queued} queued "
+                "turn(s) were dropped; run forget again"
+            ) from None
+        return {"queued turns": queued, "memories": deleted}
 
     @hookimpl
     def memory_shutdown(self) -> None:

@@ -88,6 +88,7 @@ class WriteBehindQueue:
         self._clock = clock
         self._log = logger or logging.getLogger("hermes_context.plugins.retaindb")
         self._lock = threading.Lock()  # guards the connection
+        self._sending = threading.Lock()  # held while a row is in flight (see forget)
         self._wake = threading.Condition()
         self._stopping = False
         self._thread: threading.Thread | None = None
@@ -129,6 +130,20 @@ class WriteBehindQueue:
             names = [d[0] for d in cursor.description]
             return [dict(zip(names, row, strict=True)) for row in cursor]
 
+    def forget(self, user_id: str) -> int:
+        """Delete every queued row of ``user_id`` (pending and parked) once no row is in
+        flight, then rewrite the file so none of its bytes remain (``secure_delete``,
+        ``VACUUM``, the ``-wal`` truncated); how many rows were deleted. A delivery that was
+        under way has finished when this returns, so a delete on the server afterwards
+        covers it."""
+        with self._sending, self._lock:
+            self._db.execute("PRAGMA secure_delete = ON")
+            cursor = self._db.execute("DELETE FROM turns WHERE user_id = ?", (user_id,))
+            deleted = max(cursor.rowcount, 0)
+            self._db.execute("VACUUM")
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return deleted
+
     # --- writer side -------------------------------------------------------------------------
 
     def run_once(self) -> float | None:
@@ -156,7 +171,14 @@ class WriteBehindQueue:
             )
 
     def _deliver(self, row: tuple[Any, ...]) -> None:
+        with self._sending:
+            self._deliver_row(row)
+
+    def _deliver_row(self, row: tuple[Any, ...]) -> None:
         row_id, user_id, session_id, payload, key, attempts, _ = row
+        with self._lock:  # forget may have deleted it since it was read
+            if self._db.execute("SELECT 1 FROM turns WHERE id = ?", (row_id,)).fetchone() is None:
+                return
         turn = QueuedTurn(row_id, user_id, session_id, json.loads(payload), key, attempts)
         try:
             self._send(turn)

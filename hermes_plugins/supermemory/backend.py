@@ -158,6 +158,22 @@ class SupermemoryBackend:
             raise describe(exc, self._timeout) from None
         return count > 0
 
+    def delete_namespace(self, tag: str) -> dict[str, int]:
+        """Permanently delete everything in ``tag`` (``DELETE /ns/{tag}``): the counts the
+        server gives; ``{}`` when it knows no such namespace (nothing was kept there)."""
+        try:
+            answer = self._client.namespaces.delete(tag)
+            counts = {
+                "documents": int(getattr(answer, "deleted_documents_count", 0) or 0),
+                "memories": int(getattr(answer, "deleted_memories_count", 0) or 0),
+            }
+        except Exception as exc:  # noqa: BLE001
+            error = describe(exc, self._timeout)
+            if error.status == 404:
+                return {}
+            raise error from None
+        return counts
+
     def close(self) -> None:
         """Release the connection pool; safe to call twice."""
         if self._closed.is_set():

@@ -134,6 +134,18 @@ class SupermemoryProvider:
         return call.run(name, arguments)
 
     @hookimpl
+    def memory_forget(self, user_id: str | None) -> dict[str, int]:
+        """Delete the user's whole container (``DELETE /ns/{tag}``: the tag is theirs
+        alone); a failure is raised as a ProviderError saying nothing was deleted."""
+        tag = self.tag_for(SessionInfo("forget", user_id))
+        try:
+            return self.backend.delete_namespace(tag)
+        except BackendError as exc:
+            raise ProviderError(
+                f"supermemory could not delete container {tag}: {exc}; run forget again"
+            ) from None
+
+    @hookimpl
     def memory_shutdown(self) -> None:
         """Close the connection pool (nothing is queued: sync runs on the core's worker)."""
         self.backend.close()

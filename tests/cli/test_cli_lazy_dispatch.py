@@ -36,6 +36,7 @@ positional arguments:
     skills       list or show skills, review staged skill writes
     export       write one user's sessions, memory and skills to a bundle
     import       restore a bundle written by export into this home
+    forget       delete one user's sessions, memory and provider data
     eval         measure what compaction keeps of a transcript (offline)
     plugins      list plugins with their hooks and status
     config       show or check the configuration

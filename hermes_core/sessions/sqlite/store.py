@@ -25,6 +25,7 @@ from hermes_core.sessions.sqlite.connection import (
     RetryPolicy,
     create_file,
 )
+from hermes_core.sessions.sqlite.forget_rows import SQLiteForgetRows
 from hermes_core.sessions.sqlite.rows import encode_message
 from hermes_core.sessions.sqlite.search import run_search
 from hermes_core.sessions.store import (
@@ -37,7 +38,7 @@ from hermes_core.sessions.store import (
 __all__ = ["SQLiteSessionStore"]
 
 
-class SQLiteSessionStore(SQLiteBundleRows):
+class SQLiteSessionStore(SQLiteBundleRows, SQLiteForgetRows):
     """The session store in one SQLite file.
 
     :param path: the database file; it and its parent directories are created as needed

@@ -40,6 +40,7 @@ from hermes_core.sessions.store import (
 from hermes_plugins.postgres.database import Database
 from hermes_plugins.postgres.sessions import compaction, rows, schema
 from hermes_plugins.postgres.sessions.bundle_rows import PostgresBundleRows
+from hermes_plugins.postgres.sessions.forget_rows import PostgresForgetRows
 from hermes_plugins.postgres.sessions.rows import text_in
 from hermes_plugins.postgres.sessions.schema import MESSAGES, SESSIONS
 from hermes_plugins.postgres.sessions.search import run_search
@@ -51,7 +52,7 @@ Conn = psycopg.Connection[Any]
 _MAX_LIMIT = 1_000_000_000
 
 
-class PostgresSessionStore(PostgresBundleRows):
+class PostgresSessionStore(PostgresBundleRows, PostgresForgetRows):
     """The session store in a PostgreSQL database (schema ``hermes``).
 
     :param database: the pool to use; the store holds this one reference and

@@ -205,6 +205,23 @@ class FakeHoncho:
                 message = self._message(sid, mid)
                 message["metadata"] = dict(body.get("metadata") or {})
                 return 200, message
+            case ["peers", peer, "sessions"], "POST":
+                mine = [s for s in self.store.sessions.values() if peer in s["peers"]]
+                return 200, _page([_public(s) for s in mine], query)
+            case ["sessions", sid], "DELETE":
+                del self.store.sessions[sid]  # with its messages and conclusions
+                for mid in [k for k, m in self.store.messages.items() if m["session_id"] == sid]:
+                    del self.store.messages[mid]
+                for cid in [k for k, c in self.store.conclusions.items() if c["session_id"] == sid]:
+                    del self.store.conclusions[cid]
+                return 202, None
+            case ["conclusions", "list"], "POST":
+                hits = [
+                    c
+                    for c in self.store.conclusions.values()
+                    if _filter_ok((body or {}).get("filters"), c)
+                ]
+                return 200, _page(hits, query)
             case ["search"], "POST":
                 return 200, self._search(body)
             case ["conclusions"], "POST":
@@ -246,7 +263,7 @@ class FakeHoncho:
         if "metadata" in body:
             session["metadata"] = body["metadata"]
         session["peers"].update(body.get("peers") or {})
-        return {k: v for k, v in session.items() if k != "peers"}
+        return _public(session)
 
     def _add_message(self, ws: str, sid: str, params: dict[str, Any]) -> dict[str, Any]:
         if sid not in self.store.sessions:
@@ -317,6 +334,18 @@ class FakeHoncho:
             "representation": "\n".join(lines) or None,
             "peer_card": self.store.cards.get(target),
         }
+
+
+def _public(session: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in session.items() if k != "peers"}
+
+
+def _page(items: list[dict[str, Any]], query: dict[str, str]) -> dict[str, Any]:
+    """One page of ``items`` as Honcho answers a list (``page`` from 1, ``size``)."""
+    page, size = int(query.get("page") or 1), int(query.get("size") or 50)
+    pages = max(1, -(-len(items) // size))
+    chosen = items[(page - 1) * size : page * size]
+    return {"items": chosen, "total": len(items), "page": page, "size": size, "pages": pages}
 
 
 #: Honcho's id rule for workspaces, peers and sessions (the server answers 422 otherwise)

@@ -1,10 +1,10 @@
 """A loopback fake of the Mem0 platform REST API and an OpenAI-compatible embeddings endpoint.
 
 Only what ``mem0.MemoryClient`` (2.x) sends for our calls is implemented: ping, add, search,
-get, update, delete. ``/v1/embeddings`` returns a hashed bag of words (texts that share
-words are near) for Mem0's local mode. Every request is recorded; faults are injected by
-setting ``fault`` to 401, 429, 500, ``"delay"`` (held until the fault is cleared) or
-``"malformed"``.
+get, update, delete, delete all of a user. ``/v1/embeddings`` returns a hashed bag of words
+(texts that share words are near) for Mem0's local mode. Every request is recorded; faults
+are injected by setting ``fault`` to 401, 429, 500, ``"delay"`` (held until the fault is
+cleared) or ``"malformed"``.
 """
 
 from __future__ import annotations
@@ -113,10 +113,26 @@ class FakeMem0:
             return self._add(handler, body)
         if route == "/v3/memories/search/" and handler.command == "POST":
             return self._search(handler, body)
+        if route == "/v1/memories/" and handler.command == "DELETE":
+            return self._delete_all(handler, path)
         found = re.fullmatch(r"/v1/memories/([^/]+)/", route)
         if found:
             return self._one(handler, found.group(1), body)
         return send(handler, 404, {"detail": f"no route {route}"})
+
+    def _delete_all(self, handler: BaseHTTPRequestHandler, path: str) -> None:
+        """``DELETE /v1/memories/?user_id=...``: every memory matching all the filters given
+        (the platform refuses a call without one)."""
+        from urllib.parse import parse_qs, urlsplit
+
+        query = {k: v[0] for k, v in parse_qs(urlsplit(path).query).items()}
+        scope = {k: query[k] for k in ("user_id", "agent_id", "run_id") if k in query}
+        if not scope:
+            return send(handler, 400, {"detail": "at least one filter is required"})
+        for memory_id, record in list(self.memories.items()):
+            if all(record.get(k) == v for k, v in scope.items()):
+                del self.memories[memory_id]
+        return send(handler, 200, {"message": "Memories deleted successfully!"})
 
     def _add(self, handler: BaseHTTPRequestHandler, body: dict[str, Any]) -> None:
         filters = body.get("filters") or {}

@@ -162,6 +162,18 @@ class FakeRetainDB:
             if key:
                 self._keys[(body["user_id"], key)] = record["id"]
             return 201, record
+        if method == "DELETE" and path == "/v1/memories":
+            user, project = query.get("user_id"), query.get("project")
+            if not user or not project:
+                return 422, {"error": "project and user_id are required"}
+            gone = [
+                k
+                for k, r in self.records.items()
+                if r["user_id"] == user and r["project"] == project
+            ]
+            for memory_id in gone:
+                del self.records[memory_id]
+            return 200, {"deleted": len(gone)}
         if method == "POST" and path == "/v1/search":
             words = set(_WORD.findall(str(body.get("query", "")).lower()))
             hits = [

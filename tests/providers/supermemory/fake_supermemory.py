@@ -1,8 +1,9 @@
 """A loopback fake of the Supermemory v5 HTTP API: just the endpoints the provider calls.
 
 ``POST /ns/{ns}/document`` (add), ``POST /ns/{ns}/search``, ``GET /ns/{ns}/document/{id}``
-and ``DELETE /ns/{ns}/document``; in-memory documents, keyword search (any query word of 3+
-letters, case-insensitive), every request recorded, and faults on demand. Two switches make
+``DELETE /ns/{ns}/document`` and ``DELETE /ns/{ns}`` (forget); in-memory documents, keyword
+search (any query word of 3+ letters, case-insensitive), every request recorded, and faults
+on demand. Two switches make
 it misbehave on purpose (``leak_namespaces``: search and get ignore the namespace) so tests
 can show that the provider's own ownership checks hold even when the server's do not.
 """
@@ -90,7 +91,10 @@ class _Handler(QuietHandler):
             return self._send(200, b'{"results": [ not json')
         if self.headers.get("authorization") != f"Bearer {API_KEY}":
             return self._send(401, {"error": "invalid API key"})
-        parts = self.path.strip("/").split("/")
+        parts = self.path.split("?", 1)[0].strip("/").split("/")
+        if self.command == "DELETE" and len(parts) == 2 and parts[0] == "ns":
+            with state.lock:
+                return self._delete_namespace(parts[1])
         if len(parts) < 3 or parts[0] != "ns":
             return self._send(404, {"error": "no such route"})
         namespace, rest = parts[1], parts[2:]
@@ -186,6 +190,18 @@ class _Handler(QuietHandler):
             del state.docs[doc_id]
             count += 1
         self._send(200, {"count": count, "errors": errors})
+
+    def _delete_namespace(self, namespace: str) -> None:
+        """``DELETE /ns/{ns}``: every document of the namespace, permanently (404 when the
+        namespace holds nothing, as the service answers for an unknown one)."""
+        state = self.server.state
+        gone = [doc_id for doc_id, doc in state.docs.items() if doc.namespace == namespace]
+        if not gone:
+            return self._send(404, {"error": "namespace not found"})
+        for doc_id in gone:
+            del state.docs[doc_id]
+        answer = {"status": "deleted", "namespace": namespace}
+        self._send(200, {**answer, "deletedDocumentsCount": len(gone), "deletedMemoriesCount": 0})
 
     # --- answers ---------------------------------------------------------------------------
 
