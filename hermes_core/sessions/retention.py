@@ -24,6 +24,7 @@ __all__ = [
     "due",
     "keeps_statistics",
     "run_on_open",
+    "upkeep_on_open",
 ]
 
 DAY = 86_400.0
@@ -90,3 +91,11 @@ def run_on_open(store: Any, settings: Any, now: float, log: Callable[[str], None
             store.retain(days=settings.archive_after_days, bodies=settings.bodies, now=now)
     except Exception as exc:  # noqa: BLE001 - upkeep must not keep a host from starting
         log(f"session store upkeep skipped: {exc}")
+
+
+def upkeep_on_open(store: Any, settings: Any) -> None:
+    """:func:`run_on_open` with the wall clock and the sessions logger (the store plugins)."""
+    import logging
+    import time
+
+    run_on_open(store, settings, time.time(), logging.getLogger("hermes_context.sessions").warning)
