@@ -40,7 +40,7 @@ _LAST = (
 #: sessions idle since before :cutoff and not archived since their last message
 _DUE = (
     f"SELECT s.id FROM sessions AS s WHERE {_LAST} < :cutoff "
-    f"AND (s.archived_at IS NULL OR s.archived_at < {_LAST})"
+    f"AND (s.archived_at IS NULL OR s.archived_at <= {_LAST})"
 )
 
 

@@ -50,7 +50,7 @@ _LAST = (
 )
 _DUE = (
     f"SELECT s.id FROM {SESSIONS} AS s WHERE {_LAST} < %(cutoff)s "
-    f"AND (s.archived_at IS NULL OR s.archived_at < {_LAST})"
+    f"AND (s.archived_at IS NULL OR s.archived_at <= {_LAST})"
 )
 
 
