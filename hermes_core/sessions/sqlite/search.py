@@ -36,7 +36,7 @@ from hermes_core.sessions.store import SearchHit, SnippetLine
 
 __all__ = ["MAX_RANKED", "fts5_query", "run_search"]
 
-MAX_RANKED = 5_000
+MAX_RANKED = 2_000
 # BM25 weights of (content, tool_names, tool_args, owner): a tool name is short and telling,
 # arguments are long, and the owner token is a filter, not a match
 _WEIGHTS = "1.0, 2.0, 0.5, 0.0"

@@ -40,7 +40,7 @@ from hermes_plugins.postgres.sessions.schema import MESSAGES, SESSIONS
 
 __all__ = ["MAX_RANKED", "run_search", "search_plan"]
 
-MAX_RANKED = 5_000
+MAX_RANKED = 2_000
 #: ts_rank_cd weights of D (unused), C (tool arguments), B (content), A (tool names)
 _WEIGHTS = "'{0.1, 0.25, 0.5, 1.0}'::float4[]"
 #: BM25 constants of the CJK ranking, and the row length (characters) taken as typical
@@ -148,7 +148,7 @@ def _statement(match: str, score: str, user_test: str, lateral: str = "") -> str
 
     Written so that the plan does not depend on statistics (a fresh or never-analysed table
     has none): ``matched`` reads one table with one index condition and is materialised (left
-    to itself, the planner may serve "the newest 5,000" by walking the primary key backwards,
+    to itself, the planner may serve "the newest 2,000" by walking the primary key backwards,
     testing every row); ``owned`` checks the user exactly, against the set of the caller's
     sessions (one hashed subplan), before the newest are taken; every lookup of a row or a
     session by its key is a subquery per row. ``OFFSET 0`` keeps the planner from turning
