@@ -24,7 +24,7 @@ Usage: python bench/search_p95.py [--messages N] [--sessions N] [--repeat N] [--
 from __future__ import annotations
 
 import argparse
-import io
+import functools
 import os
 import random
 import statistics
@@ -176,7 +176,7 @@ def load_postgres(dsn: str, session_rows: list[Any], rows: list[Row]) -> Any:
 
 def p95(samples: list[float]) -> float:
     ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
 def per_user(store: Any, word: str, repeat: int) -> dict[str, float]:
@@ -228,6 +228,32 @@ def retention_rows(label: str, store: Any, bodies: str, vacuum: Callable[[], Any
     )
 
 
+RETENTION_HEADER = (
+    "\n| store | bodies | sessions archived | before | after retention | after vacuum |\n"
+    "|---|---|---|---|---|---|"
+)
+
+
+def postgres(
+    session_rows: list[Any], rows: list[Row], words: tuple[str, str], args: Any, light: str
+) -> list[str]:
+    """The PostgreSQL half: load, p95 before and after statistics, retention, vacuum."""
+    lines = []
+    for dsn in pg_database():
+        t = time.perf_counter()
+        pg = load_postgres(dsn, session_rows, rows)
+        lines.append(f"PostgreSQL COPY load: {time.perf_counter() - t:.1f} s")
+        measure("PostgreSQL, no statistics", pg, words, args.repeat, light)
+        pg.refresh_statistics()
+        measure("PostgreSQL, analysed", pg, words, args.repeat, light)
+        print(RETENTION_HEADER)
+        retention_rows("PostgreSQL", pg, "drop", functools.partial(pg.vacuum, full=True))
+        print()
+        measure("PostgreSQL, retained", pg, words, args.repeat, light)
+        pg.close()
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=100_000)
@@ -256,27 +282,9 @@ def main() -> int:
         measure("SQLite, analysed", store, words, args.repeat, light)
         copy = Path(tmp) / "copy.db"
         store.backup(copy)
-        pg_lines: list[str] = []
-        if not args.no_postgres:
-            for dsn in pg_database():
-                t = time.perf_counter()
-                pg = load_postgres(dsn, session_rows, rows)
-                pg_load = time.perf_counter() - t
-                measure("PostgreSQL, no statistics", pg, words, args.repeat, light)
-                pg.refresh_statistics()
-                measure("PostgreSQL, analysed", pg, words, args.repeat, light)
-                pg_lines.append(f"PostgreSQL COPY load: {pg_load:.1f} s")
-                print("\n| store | bodies | sessions archived | before | after retention | "
-                      "after vacuum |")
-                print("|---|---|---|---|---|---|")
-                retention_rows("PostgreSQL", pg, "drop", lambda: pg.vacuum(full=True))
-                print()
-                measure("PostgreSQL, retained", pg, words, args.repeat, light)
-                pg.close()
-        else:
-            print("\n| store | bodies | sessions archived | before | after retention | "
-                  "after vacuum |")
-            print("|---|---|---|---|---|---|")
+        pg_lines = [] if args.no_postgres else postgres(session_rows, rows, words, args, light)
+        if args.no_postgres:
+            print(RETENTION_HEADER)
         retention_rows("SQLite", store, "compress", store.vacuum)
         dropped = SQLiteSessionStore(copy, clock=lambda: NOW)
         retention_rows("SQLite", dropped, "drop", dropped.vacuum)

@@ -143,9 +143,8 @@ def run_vacuum(args: argparse.Namespace) -> int:
     if args.json:
         print(json_text({"bytes_before": space.before, "bytes_after": space.after}))
         return EXIT_OK
-    say(
-        f"{space.before:,} bytes before, {space.after:,} after ({space.before - space.after:,} freed)"
-    )
+    freed = space.before - space.after
+    say(f"{space.before:,} bytes before, {space.after:,} after ({freed:,} freed)")
     return EXIT_OK
 
 
