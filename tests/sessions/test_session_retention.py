@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -258,3 +259,23 @@ def test_the_commands_retain_vacuum_and_back_up(tmp_path: Path) -> None:
     assert vacuum["bytes_after"] < vacuum["bytes_before"]
     assert _cli(tmp_path, "backup", "--out", str(tmp_path / "b.db")).returncode == 0
     assert _cli(tmp_path, "backup", "--out", str(tmp_path / "b.db")).returncode == 1
+
+
+def test_the_search_plan_reads_the_word_index_and_rows_by_key(tmp_path: Path) -> None:
+    """The statement a search runs (captured as executed) is planned through the FTS5 index
+    and primary keys: no scan of ``messages`` or ``sessions``, before and after ANALYZE."""
+    store = _home(tmp_path, Clock())
+    conn = store._pool.get()
+    for analysed in (False, True):
+        if analysed:
+            store.refresh_statistics()
+        seen: list[str] = []
+        conn.set_trace_callback(seen.append)
+        store.search("findable", user_id="alice")
+        conn.set_trace_callback(None)
+        statement = next(s for s in seen if "GROUP BY m.session_id" in s)
+        plan = " | ".join(
+            str(row[-1]) for row in conn.execute(f"EXPLAIN QUERY PLAN {statement}").fetchall()
+        )
+        assert "VIRTUAL TABLE INDEX" in plan and "messages_fts" in plan, plan
+        assert re.search(r"SCAN (m|s|messages|sessions)\b", plan) is None, plan
