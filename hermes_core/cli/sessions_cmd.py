@@ -50,7 +50,7 @@ def register(
     parser = sub.add_parser(
         "sessions",
         parents=[common],
-        help="list, show, search, export, archive, vacuum or back up stored sessions",
+        help="list, show, search or export stored sessions",
         description="Sessions in the session store (state.db), one user at a time.",
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
