@@ -36,7 +36,7 @@ from hermes_core.sessions.retention import (
 )
 from hermes_plugins.postgres.database import Database
 from hermes_plugins.postgres.sessions.rows import text_out
-from hermes_plugins.postgres.sessions.schema import MESSAGES, META, SESSIONS
+from hermes_plugins.postgres.sessions.schema import MESSAGES, META, SCHEMA, SESSIONS
 
 __all__ = ["PostgresRetention", "SpaceReport", "keeps_statistics"]
 
@@ -122,14 +122,14 @@ class PostgresRetention:
         self._run(lambda c: c.execute(f"ANALYZE {', '.join(_TABLES)}"), idempotent=True)
 
     def has_statistics(self) -> bool:
-        """Whether the planner has statistics for ``messages`` (it was analysed)."""
+        """Whether the planner has statistics for ``messages`` (an empty table needs none)."""
         return self._run(lambda c: _analysed(c)[0], idempotent=True)
 
     def maybe_refresh_statistics(self) -> bool:
         """Analyse when never analysed (and not empty) or a fifth of the rows changed since;
         returns whether it did."""
-        analysed, live, changed = self._run(_analysed, idempotent=True)
-        stale = (not analysed and live + changed > 0) or changed > max(1_000, live // 5)
+        analysed, counted, changed = self._run(_analysed, idempotent=True)
+        stale = not analysed or changed > max(1_000, counted // 5)
         if stale:
             self.refresh_statistics()
         return stale
@@ -161,16 +161,24 @@ class PostgresRetention:
 
 
 def _analysed(conn: Conn) -> tuple[bool, int, int]:
-    """(analysed once, live rows, rows changed since the last analyse) of ``messages``."""
+    """(the planner has statistics for ``messages``, its rows as last counted, rows changed
+    since the last analyse). The first is read from ``pg_stats`` and the table itself, both
+    transactional; the change count comes from the cumulative statistics, which a backend
+    reports up to a second late (fine for "a fifth changed", not for "never analysed")."""
     row = conn.execute(
-        "SELECT coalesce(last_analyze, last_autoanalyze) IS NOT NULL, n_live_tup, "
-        "n_mod_since_analyze FROM pg_catalog.pg_stat_user_tables "
-        "WHERE relid = %s::regclass",
-        (MESSAGES,),
+        "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_stats WHERE schemaname = %s "
+        "AND tablename = 'messages'), "
+        f"NOT EXISTS (SELECT 1 FROM {MESSAGES}), "
+        "greatest(c.reltuples, 0)::bigint, coalesce(t.n_mod_since_analyze, 0) "
+        "FROM pg_catalog.pg_class AS c "
+        "LEFT JOIN pg_catalog.pg_stat_user_tables AS t ON t.relid = c.oid "
+        "WHERE c.oid = %s::regclass",
+        (SCHEMA, MESSAGES),
     ).fetchone()
     if row is None:
         return (False, 0, 0)
-    return (bool(row[0]), int(row[1] or 0), int(row[2] or 0))
+    analysed, empty, counted, changed = row
+    return (bool(analysed) or bool(empty), int(counted), int(changed))
 
 
 def _size(conn: Conn) -> int:
