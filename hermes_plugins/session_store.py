@@ -10,6 +10,7 @@ from pathlib import Path
 
 from hermes_core.markers import hookimpl
 from hermes_core.plugins import PluginContext
+from hermes_core.sessions.retention import upkeep_on_open
 from hermes_core.sessions.store import SessionStore
 
 
@@ -32,4 +33,6 @@ class SessionStorePlugin:
         settings = self.context.settings.sessions
         if settings.backend != "sqlite":
             return None  # another backend's plugin answers (never a silent fallback here)
-        return SQLiteSessionStore(db_path(self.context.home, settings.db_path))
+        store = SQLiteSessionStore(db_path(self.context.home, settings.db_path))
+        upkeep_on_open(store, settings.retention)
+        return store

@@ -33,6 +33,7 @@ from hermes_core.cli.common import (
     table,
 )
 from hermes_core.cli.escaped import err, escaped_errors, json_text, one_line, say, visible
+from hermes_core.cli.sessions_maintain import register_maintenance
 from hermes_core.cli.sessions_restore import register_restore
 from hermes_core.cli.text import count
 from hermes_core.errors import TranscriptError
@@ -81,6 +82,7 @@ def register(
     export.set_defaults(handler=escaped_errors(run_export))
 
     register_restore(actions, [common, who])
+    register_maintenance(actions, [common])
 
 
 MAX_LIMIT = 10_000  # rows a listing or a search may ask for

@@ -17,6 +17,7 @@ WriteApproval = Literal["allow", "stage", "block"]
 UntrustedWrites = Literal["stage", "refuse", "allow"]
 SessionBackend = Literal["sqlite", "postgres"]
 MemoryBackend = Literal["files", "postgres"]
+RetentionBodies = Literal["compress", "drop"]
 
 
 def setting(
@@ -290,6 +291,32 @@ class ReferencesSettings:
 
 
 @dataclass
+class RetentionSettings:
+    """Archiving old sessions (`hermes-context sessions retain`); metadata and summaries stay."""
+
+    archive_after_days: int = setting(
+        0,
+        "Archive a session once its last message (or its start) is this many days old "
+        "(0: never). Archived sessions stay listed, searchable and exportable.",
+        minimum=0,
+        maximum=36_500,
+    )
+    bodies: RetentionBodies = setting(
+        "compress",
+        "What archiving does to message bodies: `compress` keeps every word, compressed and "
+        "still searchable (SQLite packs them with zlib; PostgreSQL already compresses long "
+        "text); `drop` also removes the bodies a compaction replaced by its summary (the "
+        "active view, summaries included, is kept compressed), so their words are no longer "
+        "found.",
+    )
+    auto: bool = setting(
+        True,
+        "Run retention at most once a day when a host opens the store (only when "
+        "`archive_after_days` is set); `false`: only `sessions retain` runs it.",
+    )
+
+
+@dataclass
 class SessionsSettings:
     """The session store (spec 40 §1): SQLite on one machine, PostgreSQL for many."""
 
@@ -321,6 +348,9 @@ class SessionsSettings:
         "take before the call fails (and is retried where that is safe).",
         minimum=0.1,
         maximum=600,
+    )
+    retention: RetentionSettings = field(
+        default_factory=RetentionSettings, metadata={"doc": "Archiving old sessions."}
     )
 
 

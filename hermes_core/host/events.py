@@ -28,8 +28,8 @@ class SessionEvent:
     (``recall_blocked``, ``provider_timeout``, ``provider_skipped``, ``provider_error``,
     ``tool_dropped``, ``sync_abandoned``), the background review's (``review_started``,
     ``review_action``, ``review_refused``, ``review_finished``, ``review_failed``,
-    ``review_skipped``, ``review_abandoned``, ``review_consolidation``: docs/review.md), the @-references'
-    (``reference_warning``), and the session's own: ``compaction_committed``,
+    ``review_skipped``, ``review_abandoned``, ``review_consolidation``: docs/review.md), the
+    @-references' (``reference_warning``), and the session's own: ``compaction_committed``,
     ``compaction_undone`` (docs/undo.md), ``session_switched`` (a child session continues,
     or ``back_to`` a parent after an undo), ``transcript_replaced`` (the host
     rewrote its history), ``overflow`` (the provider said the prompt was too long),

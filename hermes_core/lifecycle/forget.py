@@ -140,6 +140,9 @@ def _forget_sessions(report: ForgetReport, store: SessionStore | None, full: boo
         return
     report.deleted.update(forget(report.user_id))
     report.not_deleted.extend(scrub(full=full))
+    refresh = getattr(store, "refresh_statistics", None)
+    if refresh is not None:  # the planner's statistics after a large delete (issue 28 item 6)
+        refresh()
 
 
 def _ask_plugins(report: ForgetReport, plugins: PluginHost) -> None:

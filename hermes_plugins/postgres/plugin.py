@@ -13,6 +13,7 @@ from typing import Any
 
 from hermes_core.markers import hookimpl
 from hermes_core.plugins import PluginContext
+from hermes_core.sessions.retention import upkeep_on_open
 from hermes_plugins.postgres.database import Database, dsn_from
 
 
@@ -41,7 +42,9 @@ class PostgresBackend:
             return None
         from hermes_plugins.postgres.sessions import PostgresSessionStore
 
-        return PostgresSessionStore(self.database())
+        store = PostgresSessionStore(self.database())
+        upkeep_on_open(store, self.context.settings.sessions.retention)
+        return store
 
     @hookimpl
     def memory_documents(self, home: Path) -> Any | None:

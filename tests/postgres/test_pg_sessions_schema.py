@@ -143,18 +143,19 @@ def test_forward_migrations_run_once_and_a_failed_one_changes_nothing(
     old.close()
     before = catalog(pg_dsn)
 
+    current = schema.SCHEMA_VERSION
     monkeypatch.setattr(schema, "MIGRATIONS", (*schema.MIGRATIONS, (_v2_step, "SELECT 1/0")))
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", current + 1)
     with pytest.raises(SessionError, match="division by zero"):
         PostgresSessionStore(Database(pg_dsn))
     assert catalog(pg_dsn) == before  # the half-run migration was rolled back whole
 
-    monkeypatch.setattr(schema, "MIGRATIONS", (*schema.MIGRATIONS[:1], (_v2_step,)))
+    monkeypatch.setattr(schema, "MIGRATIONS", (*schema.MIGRATIONS[:current], (_v2_step,)))
     upgraded = PostgresSessionStore(Database(pg_dsn))
-    assert upgraded.migrated_from == 1
+    assert upgraded.migrated_from == current
     assert [m.message["content"] for m in upgraded.messages("s")] == ["from version 1"]
     upgraded.close()
-    assert catalog(pg_dsn)["v"] == [(2,)]
+    assert catalog(pg_dsn)["v"] == [(current + 1,)]
     with psycopg.connect(pg_dsn) as conn:
         assert conn.execute("SELECT tags FROM hermes.sessions").fetchall() == [("migrated",)]
     assert PostgresSessionStore(Database(pg_dsn)).migrated_from is None

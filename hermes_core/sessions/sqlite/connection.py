@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from hermes_core.errors import SessionError
+from hermes_core.sessions.sqlite import fts
 from hermes_core.sessions.sqlite.read_only import ReadOnlySource
 
 __all__ = ["ConnectionPool", "RetryPolicy", "create_file", "describe_error", "is_busy"]
@@ -155,6 +156,7 @@ class ConnectionPool:
             raise describe_error(self.path, exc) from None
         try:
             conn.execute("PRAGMA foreign_keys = ON")
+            fts.attach(conn)  # archived (packed) rows: the triggers and reads unpack them
             if not self.read_only:
                 conn.execute("PRAGMA synchronous = FULL")  # a commit survives power loss too
             if self._on_connect is not None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from hermes_core.sessions import records as neutral
 from hermes_core.sessions.checks import check_not_undone, no_such_session
+from hermes_core.sessions.sqlite.packing import unpacked_list
 from hermes_core.sessions.sqlite.rows import decode_message
 from hermes_core.sessions.store import SessionRecord, StoredMessage
 
@@ -30,9 +31,12 @@ SESSION_COLUMNS = (
     "id, user_id, parent_session_id, title, model, started_at, ended_at, end_reason, "
     "counters, state"
 )
-MESSAGE_COLUMNS = (
-    "session_id, seq, role, content, tool_calls, tool_call_id, name, extra, active, "
-    "compacted, api_content, timestamp, token_count"
+#: archived (packed) rows read back through ``hermes_unpack`` (:mod:`.packing`)
+MESSAGE_COLUMNS = unpacked_list(
+    (
+        *("session_id", "seq", "role", "content", "tool_calls", "tool_call_id", "name"),
+        *("extra", "active", "compacted", "api_content", "timestamp", "token_count"),
+    )
 )
 
 

@@ -100,8 +100,14 @@ _V2: tuple[Step, ...] = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
 )
 
+#: version 3: retention (``archived_at`` of a session, the packed body of an archived row)
+_V3: tuple[Step, ...] = (
+    "ALTER TABLE sessions ADD COLUMN archived_at REAL",
+    "ALTER TABLE messages ADD COLUMN body_z BLOB",
+)
+
 #: MIGRATIONS[n - 1] takes a database from version n - 1 to version n
-MIGRATIONS: tuple[tuple[Step, ...], ...] = (_V1, _V2)
+MIGRATIONS: tuple[tuple[Step, ...], ...] = (_V1, _V2, _V3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

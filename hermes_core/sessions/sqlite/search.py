@@ -30,18 +30,19 @@ from dataclasses import dataclass
 from hermes_core.sessions.query import has_cjk, like_pattern, parse_query
 from hermes_core.sessions.records import BestMatch, context_line, snippet
 from hermes_core.sessions.sqlite.fts import TEXT_COLUMNS
+from hermes_core.sessions.sqlite.packing import unpacked
 from hermes_core.sessions.sqlite.rows import owner_token
 from hermes_core.sessions.store import SearchHit, SnippetLine
 
 __all__ = ["MAX_RANKED", "fts5_query", "run_search"]
 
-MAX_RANKED = 5_000
+MAX_RANKED = 2_000
 # BM25 weights of (content, tool_names, tool_args, owner): a tool name is short and telling,
 # arguments are long, and the owner token is a filter, not a match
 _WEIGHTS = "1.0, 2.0, 0.5, 0.0"
 _TEXT = (
-    "(coalesce(m.content, '') || char(10) || coalesce(m.tool_names, '') || char(10)"
-    " || coalesce(m.tool_args, ''))"
+    f"(coalesce({unpacked('content', 'm.')}, '') || char(10) || coalesce(m.tool_names, '')"
+    f" || char(10) || coalesce({unpacked('tool_args', 'm.')}, ''))"
 )
 
 
@@ -178,10 +179,15 @@ def _hit(conn: sqlite3.Connection, row_id: int, best: BestMatch, terms: Sequence
     """The hit: an excerpt of the matching row and its neighbours just before and after it by
     seq (archived rows included)."""
     texts = conn.execute(
-        "SELECT content, tool_names, tool_args FROM messages WHERE id = ?", (row_id,)
+        f"SELECT {unpacked('content')}, tool_names, {unpacked('tool_args')} FROM messages "
+        "WHERE id = ?",
+        (row_id,),
     ).fetchone()
     marked = snippet(texts, terms)
-    around = "SELECT seq, role, content, tool_names FROM messages WHERE session_id = ? AND "
+    around = (
+        f"SELECT seq, role, {unpacked('content')}, tool_names FROM messages "
+        "WHERE session_id = ? AND "
+    )
     before = conn.execute(
         around + "seq < ? ORDER BY seq DESC LIMIT 1", (best.session_id, best.seq)
     ).fetchall()

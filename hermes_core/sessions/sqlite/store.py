@@ -26,6 +26,7 @@ from hermes_core.sessions.sqlite.connection import (
     create_file,
 )
 from hermes_core.sessions.sqlite.forget_rows import SQLiteForgetRows
+from hermes_core.sessions.sqlite.retention import SQLiteRetention, keeps_statistics
 from hermes_core.sessions.sqlite.rows import encode_message
 from hermes_core.sessions.sqlite.search import run_search
 from hermes_core.sessions.store import (
@@ -38,7 +39,8 @@ from hermes_core.sessions.store import (
 __all__ = ["SQLiteSessionStore"]
 
 
-class SQLiteSessionStore(SQLiteBundleRows, SQLiteForgetRows):
+@keeps_statistics
+class SQLiteSessionStore(SQLiteBundleRows, SQLiteForgetRows, SQLiteRetention):
     """The session store in one SQLite file.
 
     :param path: the database file; it and its parent directories are created as needed

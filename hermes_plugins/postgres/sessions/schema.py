@@ -39,6 +39,7 @@ from hermes_plugins.postgres.migrations import SCHEMA, Step, existing
 
 __all__ = [
     "MESSAGES",
+    "META",
     "MIGRATIONS",
     "MIGRATION_LOCK",
     "SCHEMA",
@@ -64,6 +65,7 @@ SESSIONS = f"{SCHEMA}.sessions"
 MESSAGES = f"{SCHEMA}.messages"
 _VERSION = "sessions_schema"
 VERSION_TABLE = f"{SCHEMA}.{_VERSION}"
+META = f"{SCHEMA}.sessions_meta"
 WORDS_FUNCTION = f"{SCHEMA}.search_words"
 TRIGRAM_INDEX = "messages_trigram"
 #: the extension behind the CJK index (a name, so a test can make it unavailable)
@@ -173,8 +175,14 @@ _V1: tuple[Step, ...] = (
     f"CREATE INDEX messages_search ON {MESSAGES} USING gin (search)",
 )
 
+#: version 2: retention (``archived_at``; ``sessions_meta`` holds when it last ran)
+_V2: tuple[Step, ...] = (
+    f"ALTER TABLE {SESSIONS} ADD COLUMN archived_at double precision",
+    f"CREATE TABLE {META} (key text PRIMARY KEY, value text NOT NULL)",
+)
+
 #: MIGRATIONS[n - 1] takes the store from version n - 1 to version n
-MIGRATIONS: tuple[tuple[Step, ...], ...] = (_V1,)
+MIGRATIONS: tuple[tuple[Step, ...], ...] = (_V1, _V2)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

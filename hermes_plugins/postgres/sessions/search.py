@@ -13,9 +13,9 @@ and every term reaches the server as a bound parameter, never as SQL):
   by the partial trigram index when ``pg_trgm`` is there and by a scan of those rows when it
   is not; ranked BM25-like on how often the terms occur, saturated and length-normalised.
 
-Both filter by the caller in SQL: the row's owner token narrows (in the tsvector as its only
-weight-D lexeme, so the GIN lookup itself returns the caller's rows; a plain column test on
-the CJK rows), then the session's ``user_id`` decides, exactly: equal to the caller's, or
+Both filter by the caller in SQL: the row's owner token narrows (a lexeme of the tsvector,
+so the GIN lookup itself returns the caller's rows without re-reading them; a plain column
+test on the CJK rows), then the session's ``user_id`` decides, exactly: equal to the caller's, or
 ``NULL`` for the anonymous principal ``None``, which never matches a named user. Hits are
 grouped by session (the best message, how many matched), ``exclude_sessions`` are dropped,
 at most ``limit`` sessions return; archived rows count like active ones. As in the SQLite
@@ -38,9 +38,9 @@ from hermes_plugins.postgres.sessions import schema
 from hermes_plugins.postgres.sessions.rows import text_in, text_out
 from hermes_plugins.postgres.sessions.schema import MESSAGES, SESSIONS
 
-__all__ = ["MAX_RANKED", "run_search"]
+__all__ = ["MAX_RANKED", "run_search", "search_plan"]
 
-MAX_RANKED = 5_000
+MAX_RANKED = 2_000
 #: ts_rank_cd weights of D (unused), C (tool arguments), B (content), A (tool names)
 _WEIGHTS = "'{0.1, 0.25, 0.5, 1.0}'::float4[]"
 #: BM25 constants of the CJK ranking, and the row length (characters) taken as typical
@@ -62,6 +62,29 @@ def run_search(
     terms = parse_query(query)
     if not terms or limit <= 0:
         return []
+    sql, params = _prepared(terms, user_id, limit, exclude_sessions)
+    _settings(conn)
+    best = [BestMatch(*row) for row in conn.execute(sql, params).fetchall()]
+    return [_hit(conn, b, terms) for b in best]
+
+
+def search_plan(conn: psycopg.Connection[Any], query: str, *, user_id: str | None) -> str:
+    """``EXPLAIN`` of the statement :func:`run_search` runs (tests, and looking at plans)."""
+    sql, params = _prepared(parse_query(query), user_id, 3, ())
+    _settings(conn)
+    return "\n".join(str(row[0]) for row in conn.execute(f"EXPLAIN {sql}", params))
+
+
+def _settings(conn: psycopg.Connection[Any]) -> None:
+    conn.execute("SET LOCAL jit = off")  # compiling costs more than these queries take
+    # the index, always: with statistics the planner may prefer reading every row and
+    # testing it (~10x slower for a user holding many rows); without, it guesses
+    conn.execute("SET LOCAL enable_seqscan = off")
+
+
+def _prepared(
+    terms: Sequence[str], user_id: str | None, limit: int, exclude_sessions: Collection[str]
+) -> tuple[str, dict[str, Any]]:
     params: dict[str, Any] = {
         "owner": owner_token(user_id),
         "user": text_in(user_id),
@@ -76,16 +99,15 @@ def run_search(
     user_test = "s.user_id IS NULL" if user_id is None else "s.user_id = %(user)s"
     if any(has_cjk(t) for t in terms):
         match = f"m.owner = %(owner)s AND {_scanned_match(len(terms))}"
-        sql = _statement(match, _scanned_score(len(terms)), user_test, _BODY)
-    else:
-        query = _tsquery(len(terms))
-        # a query whose terms hold no word the index knows (``ª``) matches nothing, not all
-        owner = "(%(owner)s::text || ':D')::tsquery"
-        match = f"numnode({query}) > 0 AND m.search @@ ({query} && {owner})"
-        sql = _statement(match, f"ts_rank_cd({_WEIGHTS}, m.search, {query}, 1)", user_test)
-    conn.execute("SET LOCAL jit = off")  # compiling costs more than these queries take
-    best = [BestMatch(*row) for row in conn.execute(sql, params).fetchall()]
-    return [_hit(conn, b, terms) for b in best]
+        return _statement(match, _scanned_score(len(terms)), user_test, _BODY), params
+    query = _tsquery(len(terms))
+    # the owner token as a plain lexeme: GIN answers "word AND owner" exactly, with no
+    # recheck of each row's tsvector (a weight or a phrase would need one); a content word
+    # that spells a token only widens the candidates, the user test decides; a query whose
+    # terms hold no word the index knows (``ª``) matches nothing, not all
+    owner = "(%(owner)s::text)::tsquery"
+    match = f"numnode({query}) > 0 AND m.search @@ ({query} && {owner})"
+    return _statement(match, f"ts_rank_cd({_WEIGHTS}, m.search, {query}, 1)", user_test), params
 
 
 def _tsquery(count: int) -> str:
@@ -126,7 +148,7 @@ def _statement(match: str, score: str, user_test: str, lateral: str = "") -> str
 
     Written so that the plan does not depend on statistics (a fresh or never-analysed table
     has none): ``matched`` reads one table with one index condition and is materialised (left
-    to itself, the planner may serve "the newest 5,000" by walking the primary key backwards,
+    to itself, the planner may serve "the newest 2,000" by walking the primary key backwards,
     testing every row); ``owned`` checks the user exactly, against the set of the caller's
     sessions (one hashed subplan), before the newest are taken; every lookup of a row or a
     session by its key is a subquery per row. ``OFFSET 0`` keeps the planner from turning

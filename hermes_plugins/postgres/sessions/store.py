@@ -41,6 +41,7 @@ from hermes_plugins.postgres.database import Database
 from hermes_plugins.postgres.sessions import compaction, rows, schema
 from hermes_plugins.postgres.sessions.bundle_rows import PostgresBundleRows
 from hermes_plugins.postgres.sessions.forget_rows import PostgresForgetRows
+from hermes_plugins.postgres.sessions.retention import PostgresRetention, keeps_statistics
 from hermes_plugins.postgres.sessions.rows import text_in
 from hermes_plugins.postgres.sessions.schema import MESSAGES, SESSIONS
 from hermes_plugins.postgres.sessions.search import run_search
@@ -52,7 +53,8 @@ Conn = psycopg.Connection[Any]
 _MAX_LIMIT = 1_000_000_000
 
 
-class PostgresSessionStore(PostgresBundleRows, PostgresForgetRows):
+@keeps_statistics
+class PostgresSessionStore(PostgresBundleRows, PostgresForgetRows, PostgresRetention):
     """The session store in a PostgreSQL database (schema ``hermes``).
 
     :param database: the pool to use; the store holds this one reference and
