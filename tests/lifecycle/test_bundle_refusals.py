@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import zipfile
 from collections.abc import Callable, Iterator
@@ -10,12 +9,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bundle_homes import file_parts, seed_files, seed_sessions, snapshot, tree_bytes
+from bundle_homes import (
+    file_parts,
+    reseal_manifest,
+    seed_files,
+    seed_sessions,
+    snapshot,
+    tree_bytes,
+)
 
 from hermes_core.cli import main
 from hermes_core.errors import SessionError
 from hermes_core.lifecycle.bundle_export import BundleParts, export_bundle
-from hermes_core.lifecycle.bundle_format import BundleError, members_digest, read_bundle
+from hermes_core.lifecycle.bundle_format import BundleError, read_bundle
 from hermes_core.lifecycle.bundle_import import import_bundle
 from hermes_core.lifecycle.bundle_parse import parse_contents
 from hermes_core.sessions.sqlite import SQLiteSessionStore
@@ -67,11 +73,7 @@ def _rewrite(
     if "manifest.json" in members:  # the change replaced the manifest itself
         manifest = json.loads(members.pop("manifest.json"))
     elif reseal:
-        table = {
-            n: {"bytes": len(d), "sha256": hashlib.sha256(d).hexdigest()}
-            for n, d in members.items()
-        }
-        manifest.update(members=table, sha256=members_digest(table))
+        reseal_manifest(manifest, members)
     with zipfile.ZipFile(out, "w") as archive:
         archive.writestr("manifest.json", json.dumps(manifest))
         for name, data in members.items():
@@ -92,18 +94,13 @@ def _edit_lines(
 
 
 def _newer(members: dict[str, bytes]) -> None:
-    table = {
-        n: {"bytes": len(d), "sha256": hashlib.sha256(d).hexdigest()} for n, d in members.items()
+    manifest: dict[str, Any] = {
+        "format": "hermes-context-bundle",
+        "version": 2,
+        "user": {"id": "alice"},
     }
-    members["manifest.json"] = json.dumps(
-        {
-            "format": "hermes-context-bundle",
-            "version": 2,
-            "members": table,
-            "sha256": members_digest(table),
-            "user": {"id": "alice"},
-        }
-    ).encode()
+    reseal_manifest(manifest, members)
+    members["manifest.json"] = json.dumps(manifest).encode()
 
 
 def _garble(members: dict[str, bytes]) -> None:
