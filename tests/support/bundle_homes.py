@@ -9,6 +9,8 @@ import dataclasses
 import hashlib
 import json
 import os
+import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -199,3 +201,41 @@ def reseal_manifest(manifest: dict[str, Any], members: dict[str, bytes]) -> None
     }
     manifest["counts"] = count_contents(parsed)
     manifest["sha256"] = manifest_digest(manifest)
+
+
+def rewrite_bundle(
+    bundle: Path,
+    out: Path,
+    change: Callable[[dict[str, bytes]], None],
+    *,
+    reseal: bool = True,
+) -> Path:
+    """A copy of ``bundle`` with members changed by ``change``; ``reseal``: with the
+    manifest's checksums recomputed (a consistent forgery), else left stale."""
+    with zipfile.ZipFile(bundle) as archive:
+        members = {n: archive.read(n) for n in archive.namelist()}
+    manifest = json.loads(members.pop("manifest.json"))
+    change(members)
+    if "manifest.json" in members:  # the change replaced the manifest itself
+        manifest = json.loads(members.pop("manifest.json"))
+    elif reseal:
+        reseal_manifest(manifest, members)
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("manifest.json", json.dumps(manifest))
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return out
+
+
+def edit_lines(
+    name: str, edit: Callable[[dict[str, Any]], None]
+) -> Callable[[dict[str, bytes]], None]:
+    """A change of ``name``'s first line by ``edit``."""
+
+    def change(members: dict[str, bytes]) -> None:
+        lines = [json.loads(line) for line in members[name].splitlines() if line]
+        for item in lines[:1]:
+            edit(item)
+        members[name] = b"".join(json.dumps(i).encode() + b"\n" for i in lines)
+
+    return change
