@@ -250,7 +250,9 @@ def _check_counts(path: Path, stated: object, found: Mapping[str, int]) -> None:
     if not isinstance(stated, dict):
         raise BundleError(f"{path}: the manifest has no counts; nothing was imported")
     wrong = [
-        f"{k}: {stated.get(k)!r} stated, {n} held" for k, n in found.items() if stated.get(k) != n
+        f"{k}: {stated.get(k)!r} stated, {n} held"
+        for k, n in found.items()
+        if type(stated.get(k)) is not int or stated.get(k) != n
     ]
     if wrong:
         raise BundleError(

@@ -4,7 +4,8 @@ Why staged: the checks ran before the import wrote anything, but a disk can fill
 process can make a folder meanwhile. So each skill is written into a hidden folder of the
 skills root (the library never reads hidden names), then renamed to its place in one step,
 under the library's lock: a skill is either all there or absent, never half written, and an
-import run again with ``--skip-existing`` finishes the rest. Every folder is opened relative
+import run again with ``--skip-existing`` finishes the rest (and removes the hidden folder an
+import killed midway left). Every folder is opened relative
 to its parent without following links (a link planted anywhere makes the write fail, never
 land elsewhere); files are new (``O_EXCL``), mode 0600, or 0700 when they were executable.
 """
@@ -30,6 +31,8 @@ _NOFOLLOW: Final = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC: Final = getattr(os, "O_CLOEXEC", 0)
 _DIR: Final = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC
 _NEW: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
+#: the hidden folder a skill is written into before it is renamed to its place
+_STAGE: Final = ".import-"
 
 
 def write_skills(root: Path, files: Sequence[SkillFile]) -> list[str]:
@@ -45,6 +48,7 @@ def write_skills(root: Path, files: Sequence[SkillFile]) -> list[str]:
         root.mkdir(parents=True, exist_ok=True)
         real = real_root(root)
         with locked(real):
+            _remove_stale_stages(real)
             for skill, items in by_skill.items():
                 _write_skill(real, skill, items)
                 written.append(skill)
@@ -75,7 +79,7 @@ def _folder(parent: int | None, name: str, *, create: bool = False) -> Iterator[
 
 def _write_skill(root: Path, skill: str, items: Sequence[SkillFile]) -> None:
     *category, name = skill.split("/")
-    stage = f".import-{name}-{secrets.token_hex(4)}"
+    stage = f"{_STAGE}{name}-{secrets.token_hex(4)}"
     with _folder(None, str(root)) as top:
         os.mkdir(stage, dir_fd=top)
         try:
@@ -101,6 +105,15 @@ def _write_skill(root: Path, skill: str, items: Sequence[SkillFile]) -> None:
         except BaseException:
             shutil.rmtree(stage, dir_fd=top, ignore_errors=True)
             raise
+
+
+def _remove_stale_stages(root: Path) -> None:
+    """Hidden folders an import killed midway left (call under the lock only: no other
+    import is writing then)."""
+    with _folder(None, str(root)) as top:
+        for name in os.listdir(top):
+            if name.startswith(_STAGE):
+                shutil.rmtree(name, dir_fd=top, ignore_errors=True)
 
 
 def _exists(parent: int, name: str) -> bool:
