@@ -189,7 +189,11 @@ def test_a_skill_that_cannot_be_written_is_named_and_finished_later(
     assert "Skills written: none" in str(err.value) and "--skip-existing" in str(err.value)
     assert [p.name for p in target.skills_root.iterdir()] == [".lock"]
     (target.skills_root / ".lock").unlink()
+    stale = target.skills_root / ".import-deploy-0000"  # an import killed midway left it
+    stale.mkdir()
+    (stale / "SKILL.md").write_text("half")
     report = import_bundle(bundle, target, skip_existing=True)
+    assert not stale.exists()
     assert report.skills == 1 and report.skipped["sessions"] == ["a-1", "a-2", "a-3"]
     script = target.skills_root / "devops" / "deploy" / "scripts" / "ship.sh"
     assert script.stat().st_mode & 0o777 == 0o700
