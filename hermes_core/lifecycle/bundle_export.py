@@ -16,13 +16,19 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from hermes_core.lifecycle.bundle_format import FORMAT_NAME, FORMAT_VERSION, write_bundle
+from hermes_core.lifecycle.bundle_format import (
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    count_contents,
+    write_bundle,
+)
+from hermes_core.lifecycle.bundle_skill_dates import skill_dates
 from hermes_core.lifecycle.bundle_skills import skill_entries
 from hermes_core.memory.documents import MemoryDocuments, Scope, scope_of
 from hermes_core.sessions.store import SessionRecord, SessionStore, StoredMessage
-from hermes_core.skills.pending import PendingSkillWrites
+from hermes_core.skills.pending import PendingSkillWrite, PendingSkillWrites, record_provenance
 
-__all__ = ["BundleParts", "export_bundle", "memory_blocks"]
+__all__ = ["BundleParts", "export_bundle", "memory_blocks", "owns_skill_write"]
 
 #: every session of the user: far more than one user keeps
 _ALL_SESSIONS = 1_000_000_000
@@ -39,6 +45,15 @@ class BundleParts:
     skills_root: Path
     skill_pending: PendingSkillWrites
     per_user_memory: bool = False
+
+
+def _block_text(documents: MemoryDocuments, target: str, scope: Scope) -> str | None:
+    """The block as the store reads it: a note appended by hand (``echo >>``) split off as
+    an entry of its own, so the imported text holds it apart and no ``remove`` of the entry
+    it was glued to takes it along."""
+    from hermes_core.memory.dated import block_view
+
+    return block_view(documents, target, scope, documents.read(target, scope)).text
 
 
 def _block_dates(documents: MemoryDocuments, target: str, scope: Scope) -> dict[str, Any]:
@@ -91,16 +106,29 @@ def _message_line(row: StoredMessage, pos: int | None) -> dict[str, Any]:
     }
 
 
-def _sessions(store: SessionStore, user_id: str | None) -> tuple[list[Any], list[Any]]:
+def _sessions(store: SessionStore, user_id: str | None) -> tuple[list[Any], list[Any], int]:
+    """The user's sessions and rows, and how many parent links were left out (a parent that
+    is not one of the user's sessions: an import refuses a link out of the bundle)."""
     records = store.list_sessions(user_id=user_id, limit=_ALL_SESSIONS)
     records.sort(key=lambda r: (r.started_at, r.id))  # parents before their children
-    sessions, messages = [], []
+    ids = {r.id for r in records}
+    sessions, messages, cut = [], [], 0
     for record in records:
-        sessions.append(_session_line(record))
+        line = _session_line(record)
+        if line["parent_session_id"] is not None and line["parent_session_id"] not in ids:
+            line["parent_session_id"], cut = None, cut + 1
+        sessions.append(line)
         view = {row.seq: n for n, row in enumerate(store.messages(record.id), 1)}
         for row in store.messages(record.id, include_archived=True):
             messages.append(_message_line(row, view.get(row.seq) if row.active else None))
-    return sessions, messages
+    return sessions, messages, cut
+
+
+def owns_skill_write(record: PendingSkillWrite, user_id: str | None) -> bool:
+    """Whether a staged skill write is ``user_id``'s: its provenance names that user (no
+    user, or no provenance, is the anonymous principal's)."""
+    provenance = record_provenance(record)
+    return (provenance.user_id if provenance is not None else None) == user_id
 
 
 def export_bundle(
@@ -114,12 +142,12 @@ def export_bundle(
     manifest's counts and notes."""
     from hermes_core import __version__
 
-    sessions, messages = _sessions(parts.store, user_id)
+    sessions, messages, cut = _sessions(parts.store, user_id)
     blocks = [
         {
             "target": target,
             "scope": label,
-            "text": parts.documents.read(target, scope),
+            "text": _block_text(parts.documents, target, scope),
             "dates": _block_dates(parts.documents, target, scope),
         }
         for target, scope, label in memory_blocks(user_id, parts.per_user_memory)
@@ -127,8 +155,16 @@ def export_bundle(
     staged, broken = parts.documents.pending.all()
     mine = [asdict(r) for r in staged if r.user_id == user_id]
     skill_staged, skill_broken = parts.skill_pending.all()
+    skill_mine = [r for r in skill_staged if owns_skill_write(r, user_id)]
     skills = skill_entries(parts.skills_root)
     notes = []
+    if cut:
+        notes.append(f"{cut} parent link(s) to sessions that are not the user's were left out")
+    if len(skill_mine) < len(skill_staged):
+        notes.append(
+            f"{len(skill_staged) - len(skill_mine)} staged skill write(s) of other users (or "
+            "of no user) are not in the bundle"
+        )
     if user_id is not None and not parts.per_user_memory:
         notes.append("the shared MEMORY.md is every user's and is not in the bundle")
     if broken or skill_broken:
@@ -136,16 +172,16 @@ def export_bundle(
             f"{len(broken) + len(skill_broken)} staged record(s) could not be read and are not "
             "in the bundle"
         )
-    counts = {
-        "sessions": len(sessions),
-        "messages": len(messages),
-        "archived_messages": sum(1 for m in messages if not m["active"]),
-        "memory_blocks": sum(1 for b in blocks if b["text"] is not None),
-        "skills": len({e["skill"] for e in skills}),
-        "skill_files": len(skills),
-        "pending_memory": len(mine),
-        "pending_skills": len(skill_staged),
+    members = {
+        "memory.json": {"blocks": blocks},
+        "sessions.jsonl": sessions,
+        "messages.jsonl": messages,
+        "skills.jsonl": skills,
+        "pending_memory.jsonl": mine,
+        "pending_skills.jsonl": [asdict(r) for r in skill_mine],
+        "skill_dates.json": skill_dates(parts.skills_root, skills),
     }
+    counts = count_contents(members)
     manifest = {
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
@@ -155,14 +191,6 @@ def export_bundle(
         "source": {"sessions": parts.store.backend, "memory": parts.documents.kind},
         "counts": counts,
         "notes": notes,
-    }
-    members = {
-        "memory.json": {"blocks": blocks},
-        "sessions.jsonl": sessions,
-        "messages.jsonl": messages,
-        "skills.jsonl": skills,
-        "pending_memory.jsonl": mine,
-        "pending_skills.jsonl": [asdict(r) for r in skill_staged],
     }
     write_bundle(Path(out), manifest, members)
     return {"counts": counts, "notes": notes}

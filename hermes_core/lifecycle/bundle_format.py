@@ -2,12 +2,15 @@
 
 Why a zip: one file a person can carry, open with any unzip tool and read with a text
 editor, members compressed, each with its own CRC. The manifest names every member with its
-size and SHA-256, and the SHA-256 of that list (the bundle's own digest), so a truncated,
-damaged or edited bundle is refused before anything is written. See ``docs/export.md``.
+size and SHA-256, and holds the SHA-256 of the whole manifest (member table, user, counts:
+everything but that digest itself), so a truncated, damaged or edited bundle is refused
+before anything is written. See ``docs/export.md``.
 
-Reading checks everything first: the zip's directory, the member list (exactly what the
-manifest names), the format name and version (a newer one is refused), each member's size
-before reading it (a zip bomb is refused unread), its digest, and that each member parses.
+Reading checks everything first: the zip's directory (a name twice is refused: readers would
+disagree on which copy counts), the member list (exactly what the manifest names), the format
+name and version (a newer one is refused), the manifest's digest, each member's size before
+reading it (a zip bomb is refused unread), its digest, that each member parses, and that the
+manifest's counts are the contents' counts.
 """
 
 from __future__ import annotations
@@ -34,7 +37,8 @@ __all__ = [
     "MEMBERS",
     "BundleError",
     "Contents",
-    "members_digest",
+    "count_contents",
+    "manifest_digest",
     "read_bundle",
     "write_bundle",
 ]
@@ -51,6 +55,7 @@ MEMBERS: Final = {
     "skills.jsonl": "jsonl",
     "pending_memory.jsonl": "jsonl",
     "pending_skills.jsonl": "jsonl",
+    "skill_dates.json": "json",
 }
 #: what a reader accepts, uncompressed: a manifest, and one member
 MAX_MANIFEST_BYTES: Final = 1024 * 1024
@@ -74,10 +79,41 @@ class Contents:
         return list(value) if isinstance(value, list) else []
 
 
-def members_digest(members: Mapping[str, Mapping[str, Any]]) -> str:
-    """The bundle's own digest: SHA-256 of the member table as canonical JSON."""
-    canonical = json.dumps(members, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+def manifest_digest(manifest: Mapping[str, Any]) -> str:
+    """The bundle's own digest: SHA-256 of the manifest without its ``sha256`` key, as
+    canonical JSON (keys sorted, no spaces, ASCII). The member table is in it, so it covers
+    every member too."""
+    rest = {key: value for key, value in manifest.items() if key != "sha256"}
+    canonical = json.dumps(rest, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+def _items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def count_contents(members: Mapping[str, Any]) -> dict[str, int]:
+    """What the members hold, as the manifest's ``counts`` say it (written on export,
+    compared on import)."""
+    messages = [m for m in _items(members.get("messages.jsonl")) if isinstance(m, dict)]
+    memory = members.get("memory.json")
+    blocks = _items(memory.get("blocks")) if isinstance(memory, dict) else []
+    skills = [e for e in _items(members.get("skills.jsonl")) if isinstance(e, dict)]
+    dates = members.get("skill_dates.json")
+    dated = dates.get("skills") if isinstance(dates, dict) else None
+    return {
+        "sessions": len(_items(members.get("sessions.jsonl"))),
+        "messages": len(messages),
+        "archived_messages": sum(1 for m in messages if m.get("active") is not True),
+        "memory_blocks": sum(
+            1 for b in blocks if isinstance(b, dict) and b.get("text") is not None
+        ),
+        "skills": len({str(e.get("skill")) for e in skills}),
+        "skill_files": len(skills),
+        "skill_dates": len(dated) if isinstance(dated, dict) else 0,
+        "pending_memory": len(_items(members.get("pending_memory.jsonl"))),
+        "pending_skills": len(_items(members.get("pending_skills.jsonl"))),
+    }
 
 
 def _dumps(value: Any) -> str:
@@ -100,7 +136,8 @@ def write_bundle(out: Path, manifest: Mapping[str, Any], members: Mapping[str, A
         name: {"bytes": len(raw), "sha256": hashlib.sha256(raw).hexdigest()}
         for name, raw in data.items()
     }
-    full = {**manifest, "members": table, "sha256": members_digest(table)}
+    full = {**manifest, "members": table}
+    full["sha256"] = manifest_digest(full)
     stamp = time.gmtime(float(manifest.get("created", 0.0)))[:6]
     stamp = stamp if stamp[0] >= 1980 else (1980, 1, 1, 0, 0, 0)
     out = Path(out)
@@ -152,6 +189,13 @@ def read_bundle(path: Path) -> Contents:
 
 
 def _checked(path: Path, archive: zipfile.ZipFile) -> Contents:
+    names = [info.filename for info in archive.infolist()]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise BundleError(
+            f"{path} holds {', '.join(repeated)} more than once (a zip edited or forged: "
+            "which copy counts is unclear); nothing was imported"
+        )
     infos = {info.filename: info for info in archive.infolist()}
     if MANIFEST not in infos:
         raise BundleError(f"{path} has no {MANIFEST}: not a hermes-context bundle")
@@ -170,9 +214,9 @@ def _checked(path: Path, archive: zipfile.ZipFile) -> Contents:
     table = manifest.get("members")
     if not isinstance(table, dict) or set(table) != set(MEMBERS):
         raise BundleError(f"{path}: the manifest does not list the bundle's members")
-    if manifest.get("sha256") != members_digest(table):
+    if manifest.get("sha256") != manifest_digest(manifest):
         raise BundleError(
-            f"{path}: the manifest's checksum does not match its member list (the bundle "
+            f"{path}: the manifest's checksum does not match the manifest (the bundle "
             "was changed or damaged); nothing was imported"
         )
     extra = sorted(set(infos) - set(MEMBERS) - {MANIFEST})
@@ -197,7 +241,24 @@ def _checked(path: Path, archive: zipfile.ZipFile) -> Contents:
                 "was imported"
             )
         members[name] = _json(path, name, data) if kind == "json" else _lines(path, name, data)
+    _check_counts(path, manifest.get("counts"), count_contents(members))
     return Contents(manifest, members)
+
+
+def _check_counts(path: Path, stated: object, found: Mapping[str, int]) -> None:
+    """The manifest's counts are what a person reads before importing: they must be true."""
+    if not isinstance(stated, dict):
+        raise BundleError(f"{path}: the manifest has no counts; nothing was imported")
+    wrong = [
+        f"{k}: {stated.get(k)!r} stated, {n} held"
+        for k, n in found.items()
+        if type(stated.get(k)) is not int or stated.get(k) != n
+    ]
+    if wrong:
+        raise BundleError(
+            f"{path}: the manifest's counts do not match the contents ({'; '.join(wrong)}); "
+            "nothing was imported"
+        )
 
 
 def _read(archive: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int) -> bytes:

@@ -1,12 +1,14 @@
 """``hermes-context import``: restore a bundle into this home's stores, whatever their backend.
 
 Why in this order: everything that can refuse refuses before the first write. The bundle is
-read and checked whole (:mod:`.bundle_format`, :mod:`.bundle_parse`), then every collision is
-looked for (sessions with the same ids, memory text already there, skills with the same
-folder, staged records with the same ids) and, unless ``skip_existing``, named in one error.
-Only then: the sessions in one transaction of the session store (all or nothing), the
-memory blocks through the memory documents (each write re-checks, under the storage's own
-concurrency control, that no text appeared meanwhile), the staged records, the skills.
+read and checked whole (:mod:`.bundle_format`, :mod:`.bundle_parse`: skill files too), a
+per-user ``MEMORY.md`` is refused where this home shares one (nobody would read it), then
+every collision is looked for (sessions with the same ids, memory text already there, skill
+folders that exist or would land inside a skill, staged records with the same ids) and,
+unless ``skip_existing``, named in one error. Only then: the sessions in one transaction of
+the session store (all or nothing), the memory blocks through the memory documents (each
+write re-checks, under the storage's own concurrency control, that no text appeared
+meanwhile), the staged records, the skills (each whole or not at all) and their dates.
 Nothing is ever overwritten. See ``docs/export.md``.
 """
 
@@ -19,7 +21,9 @@ from typing import Any, Protocol, runtime_checkable
 from hermes_core.lifecycle.bundle_export import BundleParts
 from hermes_core.lifecycle.bundle_format import BundleError, read_bundle
 from hermes_core.lifecycle.bundle_parse import Parsed, parse_contents
-from hermes_core.lifecycle.bundle_skills import checked_entries, existing_skills, write_skills
+from hermes_core.lifecycle.bundle_skill_dates import restore_skill_dates
+from hermes_core.lifecycle.bundle_skill_write import write_skills
+from hermes_core.lifecycle.bundle_skills import skill_conflicts
 from hermes_core.memory.dated import write_block_dates
 from hermes_core.memory.documents import DatedDocuments, Decision, Scope
 
@@ -47,6 +51,7 @@ class ImportReport:
     pending_skills: int = 0
     skills: int = 0
     skill_files: int = 0
+    skill_dates: int = 0
     skipped: dict[str, list[str]] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
@@ -59,6 +64,7 @@ class ImportReport:
             "pending_skills": self.pending_skills,
             "skills": self.skills,
             "skill_files": self.skill_files,
+            "skill_dates": self.skill_dates,
             "skipped": self.skipped,
         }
 
@@ -67,7 +73,24 @@ def _scope(label: str, user_id: str | None) -> Scope:
     return user_id if label == "user" else None
 
 
-def _collisions(parsed: Parsed, parts: BundleParts, store: SessionImporter) -> dict[str, list[str]]:
+def _check_memory_layout(parsed: Parsed, parts: BundleParts) -> None:
+    """A user's own ``MEMORY.md`` lands only in a home that reads one per user."""
+    if parts.per_user_memory or parsed.user_id is None:
+        return
+    if any(target == "memory" and label == "user" for target, label, _ in parsed.blocks):
+        raise BundleError(
+            f"the bundle holds user {parsed.user_id}'s own MEMORY.md (exported from a home "
+            "with memory.per_user_memory: true), but this home shares one MEMORY.md among "
+            "all its users (memory.per_user_memory: false), so nobody would read it. Set "
+            "memory.per_user_memory: true in this home's config.yaml and import again; "
+            "nothing was imported"
+        )
+
+
+def _collisions(
+    parsed: Parsed, parts: BundleParts, store: SessionImporter
+) -> tuple[dict[str, list[str]], set[str]]:
+    """What exists already, by kind (as shown), and the skills among it."""
     found: dict[str, list[str]] = {}
     ids = [s.record.id for s in parsed.sessions]
     found["sessions"] = sorted(store.existing_sessions(ids))
@@ -82,17 +105,14 @@ def _collisions(parsed: Parsed, parts: BundleParts, store: SessionImporter) -> d
     skill_staged, skill_broken = parts.skill_pending.all()
     skill_ids = {r.id for r in skill_staged} | set(skill_broken)
     found["pending_skills"] = [r.id for r in parsed.pending_skills if r.id in skill_ids]
-    found["skills"] = existing_skills(parts.skills_root, [e[0] for e in _skill_files(parsed)])
-    return {kind: names for kind, names in found.items() if names}
+    skills = skill_conflicts(parts.skills_root, [f.skill for f in parsed.skill_files])
+    found["skills"] = list(skills.values())
+    return {kind: names for kind, names in found.items() if names}, set(skills)
 
 
 def _occupied(current: str | None, text: str) -> bool:
     """Whether a block holds other text already (the same text is no collision)."""
     return bool(current and current.strip()) and current != text
-
-
-def _skill_files(parsed: Parsed) -> list[tuple[str, tuple[str, ...], bytes]]:
-    return checked_entries(parsed.skill_entries)
 
 
 def _refusal(collisions: dict[str, list[str]]) -> BundleError:
@@ -123,8 +143,8 @@ def import_bundle(path: Path, parts: BundleParts, *, skip_existing: bool = False
             f"the session store ({getattr(store, 'backend', type(store).__name__)}) cannot "
             "import sessions; nothing was imported"
         )
-    files = _skill_files(parsed)
-    collisions = _collisions(parsed, parts, store)
+    _check_memory_layout(parsed, parts)
+    collisions, taken_skills = _collisions(parsed, parts, store)
     if collisions and not skip_existing:
         raise _refusal(collisions)
     strangers = _other_users(parsed, parts, collisions.get("sessions", []))
@@ -148,9 +168,11 @@ def import_bundle(path: Path, parts: BundleParts, *, skip_existing: bool = False
             parts.skill_pending.directory.mkdir(parents=True, exist_ok=True)
             parts.skill_pending.add(skill_record)
             report.pending_skills += 1
-    chosen = [f for f in files if f[0] not in skip.get("skills", ())]
-    report.skill_files = write_skills(parts.skills_root, chosen)
-    report.skills = len({f[0] for f in chosen})
+    chosen = [f for f in parsed.skill_files if f.skill not in taken_skills]
+    written = write_skills(parts.skills_root, chosen)
+    report.skills = len(written)
+    report.skill_files = sum(1 for f in chosen if f.skill in written)
+    report.skill_dates = restore_skill_dates(parts.skills_root, parsed.skill_dates, written)
     refresh = getattr(store, "refresh_statistics", None)
     if callable(refresh):
         refresh()

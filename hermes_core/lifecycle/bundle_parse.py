@@ -1,9 +1,11 @@
 """A checked bundle's members as the records the stores take, every field checked.
 
 Why before any write: a bundle edited by hand (or by a buggy tool) that still carries
-matching checksums must be refused whole, not half imported; so every session, row, block
-and staged record is typed here, and a session of another user, a row without its session
-or a duplicate seq is an error naming the member and line. Pure: no store is touched.
+matching checksums must be refused whole, not half imported; so every session, row, block,
+staged record, skill file and date is typed here, and a session of another user, a parent
+link out of the bundle (it would join another user's lineage), a row without its session, a
+duplicate seq or a staged write of another user is an error naming the member and line.
+Pure: no store is touched.
 """
 
 from __future__ import annotations
@@ -14,12 +16,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
+from hermes_core.lifecycle.bundle_export import owns_skill_write
 from hermes_core.lifecycle.bundle_format import BundleError, Contents
-from hermes_core.memory.dates import META_VERSION
+from hermes_core.lifecycle.bundle_skill_dates import checked_skill_dates
+from hermes_core.lifecycle.bundle_skills import SkillFile, checked_entries
+from hermes_core.memory.dates import META_VERSION, EntryDates
 from hermes_core.memory.staged import PendingWrite, record_from_json
 from hermes_core.sessions.sqlite.bundle_rows import BundleRow, BundleSession
 from hermes_core.sessions.store import SessionRecord
-from hermes_core.skills.pending import PendingSkillWrite
+from hermes_core.skills.pending import PendingSkillWrite, record_provenance
 
 __all__ = ["Parsed", "parse_contents"]
 
@@ -36,7 +41,9 @@ class Parsed:
     blocks: list[tuple[str, str, str]]
     pending_memory: list[PendingWrite]
     pending_skills: list[PendingSkillWrite]
-    skill_entries: list[dict[str, Any]]
+    skill_files: list[SkillFile]
+    #: the skills' dates by the skill dates' own key
+    skill_dates: dict[str, EntryDates] = field(default_factory=dict)
     #: each block's entry dates by target (read_block_dates' object; absent: none kept)
     block_dates: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -131,6 +138,7 @@ def _sessions(contents: Contents, user_id: str | None) -> list[BundleSession]:
         if not isinstance(owner, str) or owner not in rows:
             raise _fail(where, "names a session the bundle does not hold")
         rows[owner].append(_row(item, where))
+    _check_lineage(records)
     for sid, found in rows.items():
         seqs = [r.seq for r in found]
         if len(set(seqs)) != len(seqs):
@@ -139,6 +147,23 @@ def _sessions(contents: Contents, user_id: str | None) -> list[BundleSession]:
         if positions != list(range(1, len(positions) + 1)):
             raise _fail(f"session {sid!r}", "has an active view that is not numbered 1..n")
     return [BundleSession(records[sid], tuple(rows[sid])) for sid in records]
+
+
+def _check_lineage(records: Mapping[str, SessionRecord]) -> None:
+    """Every parent link stays inside the bundle and no chain goes round in a circle."""
+    for sid, record in records.items():
+        seen = {sid}
+        parent = record.parent_session_id
+        while parent is not None:
+            if parent not in records:
+                raise _fail(
+                    f"session {sid!r}",
+                    f"names a parent session {parent!r} the bundle does not hold",
+                )
+            if parent in seen:
+                raise _fail(f"session {sid!r}", "has a chain of parents that goes round")
+            seen.add(parent)
+            parent = records[parent].parent_session_id
 
 
 def _blocks(contents: Contents, user_id: str | None) -> list[tuple[str, str, str]]:
@@ -182,7 +207,7 @@ def _pending_memory(contents: Contents, user_id: str | None) -> list[PendingWrit
     return records
 
 
-def _pending_skills(contents: Contents) -> list[PendingSkillWrite]:
+def _pending_skills(contents: Contents, user_id: str | None) -> list[PendingSkillWrite]:
     names = {f.name for f in fields(PendingSkillWrite)}
     records = []
     for number, item in enumerate(contents.lines("pending_skills.jsonl"), 1):
@@ -190,9 +215,14 @@ def _pending_skills(contents: Contents) -> list[PendingSkillWrite]:
         if set(item) - names or not _ID.fullmatch(str(item.get("id"))):
             raise _fail(where, "is not a staged skill write")
         try:
-            records.append(PendingSkillWrite(**item))
+            record = PendingSkillWrite(**item)
         except TypeError as exc:
             raise _fail(where, f"is not a staged skill write ({exc})") from None
+        if record.provenance is not None and record_provenance(record) is None:
+            raise _fail(where, "has a provenance that cannot be read")
+        if not owns_skill_write(record, user_id):
+            raise _fail(where, "belongs to another user than the bundle's")
+        records.append(record)
     return records
 
 
@@ -207,8 +237,9 @@ def parse_contents(contents: Contents) -> Parsed:
         sessions=_sessions(contents, user_id),
         blocks=_blocks(contents, user_id),
         pending_memory=_pending_memory(contents, user_id),
-        pending_skills=_pending_skills(contents),
-        skill_entries=contents.lines("skills.jsonl"),
+        pending_skills=_pending_skills(contents, user_id),
+        skill_files=checked_entries(contents.lines("skills.jsonl")),
+        skill_dates=checked_skill_dates(contents.members.get("skill_dates.json")),
         block_dates=_block_dates(contents),
     )
 

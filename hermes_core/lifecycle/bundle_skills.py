@@ -1,12 +1,18 @@
-"""The skills library as bundle entries, and back.
+"""The skills library as bundle entries, and the checks that decide whether they can go back.
 
 Why file by file: a skill is a folder (``SKILL.md`` and support files under
 ``references/``, ``templates/``, ``scripts/``, ``assets/``), found by the library's own
 discovery (:func:`~hermes_core.skills.catalog.locations`: links and hidden names are never
 followed nor exported). Each file is one entry: the skill (``name`` or ``category/name``),
-the path inside it, and its bytes as UTF-8 text or, when they are not text, base64.
-Importing checks every name and path by the library's rules before writing one file, and
-writes through the library's link-proof writer.
+the path inside it, its bytes as UTF-8 text or, when they are not text, base64, and whether
+it is executable (a script keeps its bit; no other mode travels).
+
+Why every check here runs before an import writes anything: a bundle that names a file
+twice, a skill without its ``SKILL.md``, or a skill folder inside another skill (``brew``
+and ``brew/references``: the library would read the second as the first one's support
+folder) is refused whole; and a skill that would land inside a skill of the target, or where
+a file or link stands, is a collision named with the others. The writes are in
+:mod:`.bundle_skill_write`.
 """
 
 from __future__ import annotations
@@ -15,13 +21,13 @@ import base64
 import binascii
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from hermes_core.lifecycle.bundle_format import BundleError
 from hermes_core.skills.catalog import locations
-from hermes_core.skills.disk import write_file
 from hermes_core.skills.files import guarded, read_bytes, real_root
 from hermes_core.skills.layout import (
     MAX_SKILL_CHARS,
@@ -33,9 +39,30 @@ from hermes_core.skills.layout import (
     name_problem,
 )
 
-__all__ = ["checked_entries", "existing_skills", "skill_entries", "write_skills"]
+__all__ = [
+    "SkillFile",
+    "checked_entries",
+    "skill_conflicts",
+    "skill_entries",
+]
 
 _MAX_FILE: Final = max(MAX_SKILL_CHARS * 4, MAX_SUPPORT_BYTES)
+
+
+@dataclass(frozen=True)
+class SkillFile:
+    """One file to restore: its skill (``name`` or ``category/name``), its path inside the
+    skill, its bytes, and whether it is executable."""
+
+    skill: str
+    path: tuple[str, ...]
+    data: bytes
+    executable: bool = False
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """The path below the skills root."""
+        return tuple(self.skill.split("/")) + self.path
 
 
 def skill_entries(root: Path) -> list[dict[str, Any]]:
@@ -46,10 +73,18 @@ def skill_entries(root: Path) -> list[dict[str, Any]]:
     entries: list[dict[str, Any]] = []
     for location in found:
         for relative in [SKILL_FILE, *_support_files(location.directory)]:
-            data = read_bytes(guarded(location.directory, relative.split("/")), _MAX_FILE)
+            path = guarded(location.directory, relative.split("/"))
+            data = read_bytes(path, _MAX_FILE)
             if data is None:
                 continue
-            entries.append({"skill": location.relative, "file": relative, **_encoded(data)})
+            entry: dict[str, Any] = {
+                "skill": location.relative,
+                "file": relative,
+                **_encoded(data),
+            }
+            if os.lstat(path).st_mode & 0o111:
+                entry["executable"] = True
+            entries.append(entry)
     return entries
 
 
@@ -79,10 +114,12 @@ def _encoded(data: bytes) -> dict[str, str]:
         return {"encoding": "base64", "data": base64.b64encode(data).decode("ascii")}
 
 
-def checked_entries(entries: Sequence[dict[str, Any]]) -> list[tuple[str, tuple[str, ...], bytes]]:
-    """``(skill, path parts, bytes)`` of each entry, after the library's name and path rules;
-    :class:`BundleError` naming the first entry that breaks one."""
-    checked: list[tuple[str, tuple[str, ...], bytes]] = []
+def checked_entries(entries: Sequence[Mapping[str, Any]]) -> list[SkillFile]:
+    """Each entry as a :class:`SkillFile`, after the library's name and path rules and the
+    bundle's own: no file twice, no file where another needs a folder, a ``SKILL.md`` in
+    every skill, no skill inside another. :class:`BundleError` names the first problem."""
+    checked: list[SkillFile] = []
+    seen: set[tuple[str, ...]] = set()
     for number, entry in enumerate(entries, 1):
         skill, file = entry.get("skill"), entry.get("file")
         where = f"skills.jsonl line {number}"
@@ -95,11 +132,45 @@ def checked_entries(entries: Sequence[dict[str, Any]]) -> list[tuple[str, tuple[
         )
         if problem or isinstance(parts, str):
             raise BundleError(f"{where}: {problem or parts}")
-        checked.append((skill, tuple(skill.split("/")) + parts, _decoded(entry, where)))
+        executable = entry.get("executable", False)
+        if not isinstance(executable, bool):
+            raise BundleError(f"{where}: 'executable' is not true or false")
+        item = SkillFile(skill, parts, _decoded(entry, where), executable)
+        if item.parts in seen:
+            raise BundleError(
+                f"{where}: {skill}/{file} is in the bundle twice; nothing was imported"
+            )
+        seen.add(item.parts)
+        checked.append(item)
+    _check_layout(checked, seen)
     return checked
 
 
-def _decoded(entry: dict[str, Any], where: str) -> bytes:
+def _check_layout(files: Sequence[SkillFile], paths: set[tuple[str, ...]]) -> None:
+    for item in files:
+        for cut in range(1, len(item.parts)):
+            if item.parts[:cut] in paths:
+                shown = "/".join(item.parts[:cut])
+                raise BundleError(
+                    f"the bundle's skills.jsonl has {shown} as a file and as a folder (of "
+                    f"{'/'.join(item.parts)}); nothing was imported"
+                )
+    skills = {item.skill for item in files}
+    for skill in sorted(skills):
+        if (*skill.split("/"), SKILL_FILE) not in paths:
+            raise BundleError(
+                f"the bundle's skill {skill} has no {SKILL_FILE} (the library would never "
+                "see it); nothing was imported"
+            )
+        if "/" in skill and skill.split("/")[0] in skills:
+            raise BundleError(
+                f"the bundle's skill {skill} lies inside its skill {skill.split('/')[0]} "
+                "(the library reads a skill's folders as its support folders); nothing was "
+                "imported"
+            )
+
+
+def _decoded(entry: Mapping[str, Any], where: str) -> bytes:
     data, encoding = entry.get("data"), entry.get("encoding")
     if not isinstance(data, str) or encoding not in ("utf-8", "base64"):
         raise BundleError(f"{where}: the file's data or encoding is missing")
@@ -111,35 +182,24 @@ def _decoded(entry: dict[str, Any], where: str) -> bytes:
         raise BundleError(f"{where}: the file's base64 is broken ({exc})") from None
 
 
-def existing_skills(root: Path, skills: Sequence[str]) -> list[str]:
-    """The skills of ``skills`` whose folder exists under ``root`` already."""
-    return sorted({s for s in skills if os.path.lexists(Path(root).joinpath(*s.split("/")))})
+def skill_conflicts(root: Path, skills: Iterable[str]) -> dict[str, str]:
+    """The skills of ``skills`` that cannot be written under ``root``, each shown with why:
+    its folder exists already, its category folder is a skill of its own (the new skill
+    would be read as a support folder), or a file or link stands where a folder must be."""
+    found: dict[str, str] = {}
+    for skill in sorted(set(skills)):
+        parts = skill.split("/")
+        if os.path.lexists(Path(root).joinpath(*parts)):
+            found[skill] = skill
+        elif len(parts) == 2 and os.path.lexists(Path(root) / parts[0] / SKILL_FILE):
+            found[skill] = f"{skill} (inside the skill {parts[0]})"
+        elif len(parts) == 2 and _not_a_folder(Path(root) / parts[0]):
+            found[skill] = f"{skill} ({parts[0]} is a file or a link)"
+    return found
 
 
-def write_skills(root: Path, files: Sequence[tuple[str, tuple[str, ...], bytes]]) -> int:
-    """Write every file (folders made as needed, never through a link); returns how many."""
-    if not files:
-        return 0
-    root.mkdir(parents=True, exist_ok=True)
-    real = real_root(root)
-    for _, parts, data in files:
-        guarded(real, parts)  # a link planted in the way is refused, nothing followed
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            _write_binary(real, parts, data)
-        else:
-            write_file(real, parts, text)
-    return len(files)
-
-
-def _write_binary(root: Path, parts: tuple[str, ...], data: bytes) -> None:
-    """A file that is not text: written as new (the skill folder is new), links refused."""
-    target = guarded(root, parts)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(target, flags, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
+def _not_a_folder(path: Path) -> bool:
+    try:
+        return not stat.S_ISDIR(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return False

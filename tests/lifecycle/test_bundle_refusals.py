@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import zipfile
 from collections.abc import Callable, Iterator
@@ -10,12 +9,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bundle_homes import file_parts, seed_files, seed_sessions, snapshot, tree_bytes
+from bundle_homes import (
+    edit_lines,
+    file_parts,
+    reseal_manifest,
+    rewrite_bundle,
+    seed_files,
+    seed_sessions,
+    snapshot,
+    tree_bytes,
+)
 
 from hermes_core.cli import main
 from hermes_core.errors import SessionError
 from hermes_core.lifecycle.bundle_export import BundleParts, export_bundle
-from hermes_core.lifecycle.bundle_format import BundleError, members_digest, read_bundle
+from hermes_core.lifecycle.bundle_format import BundleError, read_bundle
 from hermes_core.lifecycle.bundle_import import import_bundle
 from hermes_core.lifecycle.bundle_parse import parse_contents
 from hermes_core.sessions.sqlite import SQLiteSessionStore
@@ -51,59 +59,14 @@ def _state(parts: BundleParts) -> tuple[Any, dict[str, bytes]]:
     return snapshot(parts, "alice"), files
 
 
-def _rewrite(
-    bundle: Path,
-    out: Path,
-    change: Callable[[dict[str, bytes]], None],
-    *,
-    reseal: bool = True,
-) -> Path:
-    """A copy of ``bundle`` with members changed by ``change``; ``reseal``: with the
-    manifest's checksums recomputed (a consistent forgery), else left stale."""
-    with zipfile.ZipFile(bundle) as archive:
-        members = {n: archive.read(n) for n in archive.namelist()}
-    manifest = json.loads(members.pop("manifest.json"))
-    change(members)
-    if "manifest.json" in members:  # the change replaced the manifest itself
-        manifest = json.loads(members.pop("manifest.json"))
-    elif reseal:
-        table = {
-            n: {"bytes": len(d), "sha256": hashlib.sha256(d).hexdigest()}
-            for n, d in members.items()
-        }
-        manifest.update(members=table, sha256=members_digest(table))
-    with zipfile.ZipFile(out, "w") as archive:
-        archive.writestr("manifest.json", json.dumps(manifest))
-        for name, data in members.items():
-            archive.writestr(name, data)
-    return out
-
-
-def _edit_lines(
-    name: str, edit: Callable[[dict[str, Any]], None]
-) -> Callable[[dict[str, bytes]], None]:
-    def change(members: dict[str, bytes]) -> None:
-        lines = [json.loads(line) for line in members[name].splitlines() if line]
-        for item in lines[:1]:
-            edit(item)
-        members[name] = b"".join(json.dumps(i).encode() + b"\n" for i in lines)
-
-    return change
-
-
 def _newer(members: dict[str, bytes]) -> None:
-    table = {
-        n: {"bytes": len(d), "sha256": hashlib.sha256(d).hexdigest()} for n, d in members.items()
+    manifest: dict[str, Any] = {
+        "format": "hermes-context-bundle",
+        "version": 2,
+        "user": {"id": "alice"},
     }
-    members["manifest.json"] = json.dumps(
-        {
-            "format": "hermes-context-bundle",
-            "version": 2,
-            "members": table,
-            "sha256": members_digest(table),
-            "user": {"id": "alice"},
-        }
-    ).encode()
+    reseal_manifest(manifest, members)
+    members["manifest.json"] = json.dumps(manifest).encode()
 
 
 def _garble(members: dict[str, bytes]) -> None:
@@ -115,12 +78,12 @@ BAD: dict[str, tuple[Callable[[dict[str, bytes]], None], bool, str]] = {
     "newer": (_newer, True, "newer than this hermes-context reads"),
     "malformed": (lambda m: m.__setitem__("sessions.jsonl", b"{not json\n"), True, "not JSON"),
     "another user": (
-        _edit_lines("sessions.jsonl", lambda s: s.__setitem__("user_id", "bob")),
+        edit_lines("sessions.jsonl", lambda s: s.__setitem__("user_id", "bob")),
         True,
         "belongs to another user",
     ),
     "stray row": (
-        _edit_lines("messages.jsonl", lambda m: m.__setitem__("session_id", "nowhere")),
+        edit_lines("messages.jsonl", lambda m: m.__setitem__("session_id", "nowhere")),
         True,
         "names a session the bundle does not hold",
     ),
@@ -133,7 +96,7 @@ def test_bad_bundle_is_refused_and_nothing_changes(
     case: str, bundle: Path, target: BundleParts, tmp_path: Path
 ) -> None:
     change, reseal, message = BAD[case]
-    bad = _rewrite(bundle, tmp_path / "bad.zip", change, reseal=reseal)
+    bad = rewrite_bundle(bundle, tmp_path / "bad.zip", change, reseal=reseal)
     before = _state(target)
     with pytest.raises(BundleError, match=message):
         import_bundle(bad, target)
@@ -151,7 +114,7 @@ def test_missing_checksum_and_truncation_are_refused(
 
     before = _state(target)
     with pytest.raises(BundleError, match="checksum does not match"):
-        import_bundle(_rewrite(bundle, tmp_path / "u.zip", unsealed), target)
+        import_bundle(rewrite_bundle(bundle, tmp_path / "u.zip", unsealed), target)
     data = bundle.read_bytes()
     for cut in (len(data) // 2, len(data) - 30):
         short = tmp_path / f"short{cut}.zip"

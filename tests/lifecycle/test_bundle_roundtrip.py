@@ -45,6 +45,8 @@ def test_round_trip_sqlite_to_sqlite_is_equal(source: Path, tmp_path: Path) -> N
     assert report.sessions == 3 and report.memory_blocks == ["user"]
     after = snapshot(target_parts, "alice")
     assert after == before
+    assert before["skill_dates"] and report.skill_dates == 1  # the skills' dates travel
+    assert before["skills"]["devops/deploy/scripts/ship.sh"][1]  # the executable bit too
     assert before["sessions"][0]["rows"][0]["api_content"].endswith("[recall: none]")
     assert any(not r["active"] for s in before["sessions"] for r in s["rows"])
     # the index is right: words of active and archived rows, and CJK, are found
@@ -69,6 +71,9 @@ def test_bob_is_not_in_alices_bundle(source: Path, tmp_path: Path) -> None:
     assert manifest["version"] == FORMAT_VERSION and set(manifest["members"]) == set(MEMBERS)
     assert manifest["user"] == {"id": "alice", "anonymous": False}
     assert any("shared MEMORY.md" in n for n in manifest["notes"])
+    # staged skill writes go by their provenance: alice's only (bob's holds BOB_TOKEN)
+    assert b"0000dddd" in text and b"0000eeee" not in text and b"0000cccc" not in text
+    assert any("staged skill write(s) of other users" in n for n in manifest["notes"])
 
 
 def test_anonymous_principal_exports_both_blocks(tmp_path: Path) -> None:

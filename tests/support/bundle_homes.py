@@ -6,15 +6,23 @@ store's own API (so two snapshots from different backends compare equal)."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import os
+import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hermes_core.lifecycle.bundle_export import BundleParts
+from hermes_core.lifecycle.bundle_export import BundleParts, owns_skill_write
+from hermes_core.lifecycle.bundle_format import MEMBERS, count_contents, manifest_digest
 from hermes_core.memory.file_documents import FileMemoryDocuments
 from hermes_core.memory.staged import PendingWrite
+from hermes_core.provenance import Provenance
 from hermes_core.sessions.store import SessionStore
+from hermes_core.skills.dates import SkillDates
 from hermes_core.skills.home import pending_directory, skills_directory
+from hermes_core.skills.library import SkillLibrary
 from hermes_core.skills.pending import PendingSkillWrite, PendingSkillWrites
 
 #: a word only bob's data holds: never in alice's bundle
@@ -112,19 +120,26 @@ def seed_files(home: Path) -> None:
     (skill / "SKILL.md").write_text(SKILL_MD)
     (skill / "references" / "notes.md").write_text("staging is at 10.0.0.2\n")
     (skill / "assets" / "logo.bin").write_bytes(bytes(range(256)))
+    (skill / "scripts").mkdir()
+    (skill / "scripts" / "ship.sh").write_text("#!/bin/sh\nmake ship\n")
+    (skill / "scripts" / "ship.sh").chmod(0o755)
+    assert SkillLibrary(skills_directory(home)).view("devops/deploy")["success"]  # dated
     pending = PendingSkillWrites(pending_directory(home))
     pending.directory.mkdir(parents=True)
-    pending.add(
-        PendingSkillWrite(
-            id="0000cccc",
-            action="create",
-            name="lint",
-            origin="cli",
-            created=5.0,
-            content=SKILL_MD.replace("deploy", "lint"),
-            format=2,
+    for pending_id, user in (("0000cccc", None), ("0000dddd", "alice"), ("0000eeee", "bob")):
+        provenance = Provenance(source="user", user_id=user) if user is not None else None
+        pending.add(
+            PendingSkillWrite(
+                id=pending_id,
+                action="create",
+                name="lint",
+                origin="cli",
+                created=5.0,
+                content=SKILL_MD.replace("deploy", f"lint {user} {BOB_TOKEN * (user == 'bob')}"),
+                provenance=None if provenance is None else provenance.to_json(),
+                format=2,
+            )
         )
-    )
 
 
 def snapshot(parts: BundleParts, user_id: str | None) -> dict[str, Any]:
@@ -140,7 +155,7 @@ def snapshot(parts: BundleParts, user_id: str | None) -> dict[str, Any]:
         for t in ("user",) + (("memory",) if user_id is None or parts.per_user_memory else ())
     }
     skills = {
-        str(p.relative_to(parts.skills_root)): p.read_bytes()
+        str(p.relative_to(parts.skills_root)): (p.read_bytes(), p.stat().st_mode & 0o111 != 0)
         for p in sorted(parts.skills_root.rglob("*"))
         if p.is_file() and not p.name.startswith(".")
     }
@@ -149,8 +164,13 @@ def snapshot(parts: BundleParts, user_id: str | None) -> dict[str, Any]:
         "sessions": sessions,
         "memory": memory,
         "skills": skills,
+        "skill_dates": SkillDates(parts.skills_root).read(),
         "pending_memory": [r for r in staged if r["user_id"] == user_id],
-        "pending_skills": [dataclasses.asdict(r) for r in parts.skill_pending.all()[0]],
+        "pending_skills": [
+            dataclasses.asdict(r)
+            for r in parts.skill_pending.all()[0]
+            if owns_skill_write(r, user_id)
+        ],
     }
 
 
@@ -162,3 +182,60 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
             path = Path(current) / name
             found[str(path.relative_to(root))] = path.read_bytes()
     return found
+
+
+def reseal_manifest(manifest: dict[str, Any], members: dict[str, bytes]) -> None:
+    """Make ``manifest`` fit ``members`` (table, counts, digest): a consistent forgery, so a
+    test reaches the checks behind the checksums."""
+    parsed: dict[str, Any] = {}
+    for name, data in members.items():
+        try:
+            if MEMBERS.get(name) == "json":
+                parsed[name] = json.loads(data)
+            elif name in MEMBERS:
+                parsed[name] = [json.loads(line) for line in data.splitlines() if line.strip()]
+        except ValueError:
+            continue  # a member the test broke on purpose: the reader refuses it first
+    manifest["members"] = {
+        n: {"bytes": len(d), "sha256": hashlib.sha256(d).hexdigest()} for n, d in members.items()
+    }
+    manifest["counts"] = count_contents(parsed)
+    manifest["sha256"] = manifest_digest(manifest)
+
+
+def rewrite_bundle(
+    bundle: Path,
+    out: Path,
+    change: Callable[[dict[str, bytes]], None],
+    *,
+    reseal: bool = True,
+) -> Path:
+    """A copy of ``bundle`` with members changed by ``change``; ``reseal``: with the
+    manifest's checksums recomputed (a consistent forgery), else left stale."""
+    with zipfile.ZipFile(bundle) as archive:
+        members = {n: archive.read(n) for n in archive.namelist()}
+    manifest = json.loads(members.pop("manifest.json"))
+    change(members)
+    if "manifest.json" in members:  # the change replaced the manifest itself
+        manifest = json.loads(members.pop("manifest.json"))
+    elif reseal:
+        reseal_manifest(manifest, members)
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("manifest.json", json.dumps(manifest))
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return out
+
+
+def edit_lines(
+    name: str, edit: Callable[[dict[str, Any]], None]
+) -> Callable[[dict[str, bytes]], None]:
+    """A change of ``name``'s first line by ``edit``."""
+
+    def change(members: dict[str, bytes]) -> None:
+        lines = [json.loads(line) for line in members[name].splitlines() if line]
+        for item in lines[:1]:
+            edit(item)
+        members[name] = b"".join(json.dumps(i).encode() + b"\n" for i in lines)
+
+    return change
