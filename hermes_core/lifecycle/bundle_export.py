@@ -78,18 +78,8 @@ def memory_blocks(user_id: str | None, per_user_memory: bool) -> list[tuple[str,
 
 
 def _session_line(record: SessionRecord) -> dict[str, Any]:
-    return {
-        "id": record.id,
-        "user_id": record.user_id,
-        "parent_session_id": record.parent_session_id,
-        "title": record.title,
-        "model": record.model,
-        "started_at": record.started_at,
-        "ended_at": record.ended_at,
-        "end_reason": record.end_reason,
-        "counters": dict(record.counters),
-        "state": dict(record.state),
-    }
+    """Every field of the session row, its counters and state as plain objects."""
+    return {**asdict(record), "counters": dict(record.counters), "state": dict(record.state)}
 
 
 def _message_line(row: StoredMessage, pos: int | None) -> dict[str, Any]:

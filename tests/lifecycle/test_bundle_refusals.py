@@ -10,19 +10,17 @@ from typing import Any
 
 import pytest
 from bundle_homes import (
+    alice_bundle,
     edit_lines,
     file_parts,
+    home_state,
     reseal_manifest,
     rewrite_bundle,
-    seed_files,
-    seed_sessions,
-    snapshot,
-    tree_bytes,
 )
 
 from hermes_core.cli import main
 from hermes_core.errors import SessionError
-from hermes_core.lifecycle.bundle_export import BundleParts, export_bundle
+from hermes_core.lifecycle.bundle_export import BundleParts
 from hermes_core.lifecycle.bundle_format import BundleError, read_bundle
 from hermes_core.lifecycle.bundle_import import import_bundle
 from hermes_core.lifecycle.bundle_parse import parse_contents
@@ -31,15 +29,7 @@ from hermes_core.sessions.sqlite import SQLiteSessionStore
 
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("bundle")
-    home = root / "source"
-    home.mkdir()
-    store = SQLiteSessionStore(home / "state.db")
-    seed_sessions(store)
-    seed_files(home)
-    export_bundle(root / "alice.zip", file_parts(home, store), user_id="alice")
-    store.close()
-    return root / "alice.zip"
+    return alice_bundle(tmp_path_factory.mktemp("bundle"))
 
 
 @pytest.fixture
@@ -54,9 +44,7 @@ def target(tmp_path: Path) -> Iterator[BundleParts]:
 
 
 def _state(parts: BundleParts) -> tuple[Any, dict[str, bytes]]:
-    home = parts.skills_root.parent
-    files = {k: v for k, v in tree_bytes(home).items() if not k.startswith("state.db")}
-    return snapshot(parts, "alice"), files
+    return home_state(parts)
 
 
 def _newer(members: dict[str, bytes]) -> None:

@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 from bundle_homes import (
+    alice_bundle,
     edit_lines,
     file_parts,
+    home_state,
     reseal_manifest,
     rewrite_bundle,
     seed_files,
     seed_sessions,
-    snapshot,
-    tree_bytes,
 )
 
 from hermes_core.cli import main
@@ -35,15 +35,7 @@ from hermes_core.sessions.sqlite import SQLiteSessionStore
 
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("review")
-    home = root / "source"
-    home.mkdir()
-    store = SQLiteSessionStore(home / "state.db")
-    seed_sessions(store)
-    seed_files(home)
-    export_bundle(root / "alice.zip", file_parts(home, store), user_id="alice")
-    store.close()
-    return root / "alice.zip"
+    return alice_bundle(tmp_path_factory.mktemp("review"))
 
 
 @pytest.fixture
@@ -56,8 +48,7 @@ def target(tmp_path: Path) -> Iterator[BundleParts]:
 
 
 def _state(parts: BundleParts) -> tuple[Any, dict[str, bytes]]:
-    files = tree_bytes(parts.skills_root.parent)
-    return snapshot(parts, "alice"), {k: v for k, v in files.items() if "state.db" not in k}
+    return home_state(parts)
 
 
 def _skills(members: dict[str, bytes]) -> list[dict[str, Any]]:

@@ -239,3 +239,24 @@ def edit_lines(
         members[name] = b"".join(json.dumps(i).encode() + b"\n" for i in lines)
 
     return change
+
+
+def alice_bundle(root: Path) -> Path:
+    """A bundle of alice's data from a seeded home under ``root`` (the refusal tests' input)."""
+    from hermes_core.lifecycle.bundle_export import export_bundle
+    from hermes_core.sessions.sqlite import SQLiteSessionStore
+
+    home = root / "source"
+    home.mkdir()
+    store = SQLiteSessionStore(home / "state.db")
+    seed_sessions(store)
+    seed_files(home)
+    export_bundle(root / "alice.zip", file_parts(home, store), user_id="alice")
+    store.close()
+    return root / "alice.zip"
+
+
+def home_state(parts: BundleParts) -> tuple[Any, dict[str, bytes]]:
+    """alice's data as the target holds it, and every file of the home but the database."""
+    files = tree_bytes(parts.skills_root.parent)
+    return snapshot(parts, "alice"), {k: v for k, v in files.items() if "state.db" not in k}
