@@ -16,6 +16,7 @@ from typing import Any, Literal, TypeVar
 
 __all__ = [
     "DAY",
+    "DROPPED_EXTRA",
     "DROPPED_NOTICE",
     "STATISTICS_EVERY",
     "Bodies",
@@ -30,6 +31,9 @@ __all__ = [
 DAY = 86_400.0
 #: what a dropped body reads back as (``sessions show --all``, ``export``, the read API)
 DROPPED_NOTICE = "[dropped by retention: a compaction summary replaced this message]"
+#: how a dropped row holds the notice: in ``extra`` (read back as the message's content), its
+#: ``content`` column empty, so the notice's words are not indexed as the row's text
+DROPPED_EXTRA = '{"other":{"content":"' + DROPPED_NOTICE + '"}}'
 #: rows one store object appends between two checks of the planner's statistics
 STATISTICS_EVERY = 5_000
 

@@ -17,8 +17,8 @@ Example::
             dsn = make_empty_database(tmp_path)  # fresh data for each test
             return lambda: MyStore(dsn)
 
-The checks live in five mixins (sessions and records, messages and compaction, an undo's
-restore, search, concurrency), each method one promise with a message that says which one
+The checks live in six mixins (sessions and records, messages and compaction, an undo's
+restore, retention, search, concurrency), each method one promise with a message that says which one
 was broken; the messages, queries and helpers they use are in
 :mod:`hermes_core.testing.store_kit`.
 """
@@ -32,6 +32,7 @@ import pytest
 from hermes_core.sessions.store import SessionStore
 from hermes_core.testing.store_checks_messages import MessageChecks
 from hermes_core.testing.store_checks_restore import RestoreChecks
+from hermes_core.testing.store_checks_retention import RetentionChecks
 from hermes_core.testing.store_checks_search import ConcurrencyChecks, SearchChecks
 from hermes_core.testing.store_checks_sessions import SessionChecks
 from hermes_core.testing.store_kit import (
@@ -57,7 +58,7 @@ __all__ = [
 
 
 class SessionStoreConformance(
-    SessionChecks, MessageChecks, RestoreChecks, SearchChecks, ConcurrencyChecks
+    SessionChecks, MessageChecks, RestoreChecks, RetentionChecks, SearchChecks, ConcurrencyChecks
 ):
     """Inherit and provide ``store_factory``; the inherited ``test_*`` methods run.
 

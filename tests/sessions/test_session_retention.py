@@ -87,6 +87,11 @@ def test_drop_replaces_summarised_bodies_and_their_words_go(tmp_path: Path) -> N
     raw = sqlite3.connect(store.path)
     integrity_check(raw)
     raw.close()
+    # a dropped row written again (an imported bundle) keeps the notice out of the index too
+    store.open_session("copy", user_id="alice")
+    store.append_messages("copy", [rows[0].message])
+    assert store.messages("copy")[0].message == rows[0].message
+    assert store.search("replaced", user_id="alice") == []
 
 
 def test_a_session_written_after_archiving_is_archived_again(tmp_path: Path) -> None:
@@ -253,6 +258,9 @@ def test_the_commands_retain_vacuum_and_back_up(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["rows_dropped"] == 3
     shown = _cli(tmp_path, "show", "old", "--all", "--user", "alice")
     assert DROPPED_NOTICE in shown.stdout and "[summary]" in shown.stdout
+    for word in ("dropped", "replaced", "retention"):  # the notice is shown, never found
+        found = _cli(tmp_path, "search", word, "--user", "alice", "--json")
+        assert found.returncode == 0 and "dropped by retention" not in found.stdout
     exported = _cli(tmp_path, "export", "bob-old", "--user", "bob")
     assert "findable" in json.loads(exported.stdout)["messages"][0]["content"]
     vacuum = json.loads(_cli(tmp_path, "vacuum", "--json").stdout)

@@ -24,12 +24,14 @@ from collections.abc import Mapping, Sequence
 
 from hermes_core.sessions import checks, commit_plan
 from hermes_core.sessions.sqlite import records
+from hermes_core.sessions.sqlite.packing import unpacked_list
 from hermes_core.sessions.sqlite.rows import EncodedMessage, owner_token
 from hermes_core.sessions.store import CompactionCommit
 
 __all__ = ["commit_compaction", "insert_rows", "restore_view"]
 
 _ROW_COLUMNS = "role, content, tool_calls, tool_call_id, name, extra"
+_READ_COLUMNS = unpacked_list([c.strip() for c in _ROW_COLUMNS.split(",")])
 
 
 def insert_rows(
@@ -82,10 +84,12 @@ def commit_compaction(
 
 
 def _active(conn: sqlite3.Connection, session_id: str) -> commit_plan.Active:
+    """The active rows as written (an archived session's packed rows unpacked), so a kept
+    message matches its row whether retention packed it or not."""
     return {
         seq: ((*columns,), token_count)
         for seq, token_count, *columns in conn.execute(
-            f"SELECT seq, token_count, {_ROW_COLUMNS} FROM messages "
+            f"SELECT seq, token_count, {_READ_COLUMNS} FROM messages "
             "WHERE session_id = ? AND active = 1",
             (session_id,),
         )

@@ -17,7 +17,16 @@ import sqlite3
 import zlib
 from collections.abc import Mapping, Sequence
 
-__all__ = ["PACKED_COLUMNS", "UNPACK", "pack", "register", "unpack", "unpacked"]
+__all__ = [
+    "PACKED_COLUMNS",
+    "UNPACK",
+    "pack",
+    "register",
+    "unpack",
+    "unpack_row",
+    "unpacked",
+    "unpacked_list",
+]
 
 #: the columns a packed row moves into ``body_z`` (set to NULL in the row)
 PACKED_COLUMNS = ("content", "tool_calls", "extra", "api_content", "tool_args")
@@ -66,6 +75,18 @@ def register(conn: sqlite3.Connection) -> None:
 def unpacked(column: str, prefix: str = "") -> str:
     """SQL: ``column`` of a row, packed or not (``prefix`` qualifies: ``"m."``)."""
     return f"coalesce({prefix}{column}, {UNPACK}({prefix}body_z, '{column}'))"
+
+
+def unpack_row(conn: sqlite3.Connection, session_id: str, seq: int) -> None:
+    """Write a packed row's columns back and clear ``body_z`` (a no-op for a row that is not
+    packed), so a write that sets one of them to ``NULL`` is not undone by the fallback to the
+    blob; the index keeps the row's words (the TEMP update trigger re-adds them)."""
+    values = ", ".join(f"{c} = {unpacked(c)}" for c in PACKED_COLUMNS)
+    conn.execute(
+        f"UPDATE messages SET {values}, body_z = NULL "
+        "WHERE session_id = ? AND seq = ? AND body_z IS NOT NULL",
+        (session_id, seq),
+    )
 
 
 def unpacked_list(columns: Sequence[str], prefix: str = "") -> str:

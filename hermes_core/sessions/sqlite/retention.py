@@ -5,9 +5,11 @@ Uses the store's private ``_pool`` (transactions) and ``_clock``. An archived se
 
 * ``compress``: each row's text columns are packed into ``body_z`` (:mod:`.packing`) when that
   is smaller; the full-text index keeps the words (packing does not touch it), reads unpack.
-* ``drop``: the rows a compaction archived (``compacted = 1``: their summary is in the active
-  view) read :data:`~hermes_core.sessions.retention.DROPPED_NOTICE` from then on and leave the
-  index; the rest is packed as under ``compress``.
+* ``drop``: the rows a summary replaced (``compacted = 1`` after an in-place compaction; of a
+  session continued in a child, the active rows the child did not copy) read
+  :data:`~hermes_core.sessions.retention.DROPPED_NOTICE` from then on (held in ``extra``:
+  :data:`~hermes_core.sessions.retention.DROPPED_EXTRA`) and leave the index; the rest is
+  packed as under ``compress``.
 
 Sessions are archived a batch at a time, each batch its own write transaction, so a host
 writing meanwhile waits milliseconds, not the whole run; a crash keeps the batches done.
@@ -21,7 +23,7 @@ from typing import Any
 
 from hermes_core.sessions import retention
 from hermes_core.sessions.retention import (
-    DROPPED_NOTICE,
+    DROPPED_EXTRA,
     Bodies,
     RetentionReport,
     keeps_statistics,
@@ -41,6 +43,31 @@ _LAST = (
 _DUE = (
     f"SELECT s.id FROM sessions AS s WHERE {_LAST} < :cutoff "
     f"AND (s.archived_at IS NULL OR s.archived_at <= {_LAST})"
+)
+
+
+#: the live sessions that continue :id (a child of a compaction, not undone)
+_CHILDREN = (
+    "SELECT c.id FROM sessions AS c WHERE c.parent_session_id = :id "
+    "AND coalesce(c.end_reason, '') != 'undone'"
+)
+_SAME = " AND ".join(
+    f"{unpacked(c, 'k.')} IS {unpacked(c, 'messages.')}"
+    if c in PACKED_COLUMNS
+    else f"k.{c} IS messages.{c}"
+    for c in ("role", "content", "tool_calls", "tool_call_id", "name", "extra")
+)
+#: the rows a summary replaced, not yet dropped: those an in-place compaction archived, and,
+#: of a session a compaction continued in a child (ended as ``compression``), the active rows
+#: the child did not copy
+_DROP = (
+    "UPDATE messages SET content = NULL, tool_calls = NULL, extra = :marker, "
+    "api_content = NULL, tool_args = NULL, tool_names = NULL, body_z = NULL "
+    "WHERE session_id = :id AND extra IS NOT :marker AND ((compacted = 1 AND active = 0) "
+    "OR (active = 1 AND EXISTS (SELECT 1 FROM sessions AS p WHERE p.id = :id "
+    f"AND p.end_reason = 'compression') AND EXISTS ({_CHILDREN}) "
+    f"AND NOT EXISTS (SELECT 1 FROM messages AS k WHERE k.session_id IN ({_CHILDREN}) "
+    f"AND {_SAME})))"
 )
 
 
@@ -104,13 +131,7 @@ def _archive(
         if still.fetchone() is None:
             continue
         if bodies == "drop":
-            dropped += conn.execute(
-                "UPDATE messages SET content = :notice, tool_calls = NULL, extra = NULL, "
-                "api_content = NULL, tool_args = NULL, tool_names = NULL, body_z = NULL "
-                f"WHERE session_id = :id AND compacted = 1 AND active = 0 "
-                f"AND {unpacked('content')} IS NOT :notice",
-                {"notice": DROPPED_NOTICE, "id": session_id},
-            ).rowcount
+            dropped += conn.execute(_DROP, {"marker": DROPPED_EXTRA, "id": session_id}).rowcount
         packed += _pack_rows(conn, session_id)
         conn.execute("UPDATE sessions SET archived_at = ? WHERE id = ?", (now, session_id))
     return packed, dropped
@@ -120,8 +141,8 @@ def _pack_rows(conn: sqlite3.Connection, session_id: str) -> int:
     """Pack the session's unpacked rows where the blob is smaller than the text."""
     rows = conn.execute(
         f"SELECT id, {_PACKED} FROM messages WHERE session_id = ? AND body_z IS NULL "
-        "AND content IS NOT ?",
-        (session_id, DROPPED_NOTICE),
+        "AND extra IS NOT ?",
+        (session_id, DROPPED_EXTRA),
     ).fetchall()
     updates = []
     for row_id, *values in rows:

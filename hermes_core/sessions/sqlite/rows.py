@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_core.errors import SessionError
+from hermes_core.sessions.retention import DROPPED_NOTICE
 from hermes_core.transcript.messages import message_text
 
 __all__ = [
@@ -124,14 +125,17 @@ def encode_message(message: Mapping[str, Any], index: int = 0) -> EncodedMessage
         raise SessionError(f"message {index} has a key that is not a string: {bad[0]!r}")
     other: dict[str, Any] = {}
     columns: dict[str, str | None] = {}
+    dropped = message.get("content") == DROPPED_NOTICE
     for key, value in message.items():
-        if key == "tool_calls" and isinstance(value, list):
+        if key == "content" and dropped:
+            other[key] = value  # kept in extra, unindexed (:data:`.retention.DROPPED_EXTRA`)
+        elif key == "tool_calls" and isinstance(value, list):
             columns[key] = _json_or_fail(value, index, key)
         elif key in COLUMN_KEYS and key != "tool_calls" and isinstance(value, str) and _utf8(value):
             columns[key] = value
         else:
             other[key] = value
-    if "content" in other and isinstance(other["content"], (str, list)):
+    if "content" in other and isinstance(other["content"], (str, list)) and not dropped:
         text = other["content"] if isinstance(other["content"], str) else message_text(message)
         columns["content"] = _searchable(text)
     extra: dict[str, Any] = {}

@@ -17,7 +17,7 @@ from typing import Any
 from hermes_core.errors import SessionError
 from hermes_core.sessions import checks
 from hermes_core.sessions.records import appended_rows
-from hermes_core.sessions.sqlite import compaction, fts, records, schema
+from hermes_core.sessions.sqlite import compaction, fts, packing, records, schema
 from hermes_core.sessions.sqlite.bundle_rows import SQLiteBundleRows
 from hermes_core.sessions.sqlite.connection import (
     ConnectionPool,
@@ -246,6 +246,7 @@ class SQLiteSessionStore(SQLiteBundleRows, SQLiteForgetRows, SQLiteRetention):
 
     def set_api_content(self, session_id: str, seq: int, api_content: str | None) -> None:
         def update(conn: sqlite3.Connection) -> None:
+            packing.unpack_row(conn, session_id, seq)  # else NULL reads the packed value
             cursor = conn.execute(
                 "UPDATE messages SET api_content = ? WHERE session_id = ? AND seq = ?",
                 (api_content, session_id, seq),

@@ -4,8 +4,9 @@ Uses the store's private ``_run`` (one transaction, errors made safe), ``_databa
 connection outside a transaction, for ``VACUUM``) and ``_now``.
 
 * ``retain``: as the SQLite store's, in place: ``archived_at`` is set and, under ``drop``, the
-  rows a compaction archived read :data:`~hermes_core.sessions.retention.DROPPED_NOTICE` (their
-  generated ``search`` vector follows, so their words leave the index). ``compress`` changes
+  rows a summary replaced read :data:`~hermes_core.sessions.retention.DROPPED_NOTICE`, held in
+  ``extra`` with ``content`` emptied (their generated ``search`` vector follows, so their words
+  leave the index and the notice's never enter it). ``compress`` changes
   no row: PostgreSQL already compresses every long value (TOAST), and leaving the row whole
   keeps its words found exactly.
 * ``refresh_statistics``: ``ANALYZE`` of the session tables. Without it (autovacuum off, or
@@ -29,7 +30,7 @@ import psycopg
 from hermes_core.errors import SessionError
 from hermes_core.sessions import retention
 from hermes_core.sessions.retention import (
-    DROPPED_NOTICE,
+    DROPPED_EXTRA,
     Bodies,
     RetentionReport,
     keeps_statistics,
@@ -51,6 +52,27 @@ _LAST = (
 _DUE = (
     f"SELECT s.id FROM {SESSIONS} AS s WHERE {_LAST} < %(cutoff)s "
     f"AND (s.archived_at IS NULL OR s.archived_at <= {_LAST})"
+)
+
+#: the live sessions that continue %(id)s (a child of a compaction, not undone)
+_CHILDREN = (
+    f"SELECT c.id FROM {SESSIONS} AS c WHERE c.parent_session_id = %(id)s "
+    "AND c.end_reason IS DISTINCT FROM 'undone'"
+)
+_SAME = " AND ".join(
+    f"k.{c} IS NOT DISTINCT FROM m.{c}"
+    for c in ("role", "content", "tool_calls", "tool_call_id", "name", "extra")
+)
+#: as the SQLite store's: the rows an in-place compaction archived, and the active rows of a
+#: session continued in a child that the child did not copy; the notice goes into ``extra``
+_DROP = (
+    f"UPDATE {MESSAGES} AS m SET content = NULL, tool_calls = NULL, extra = %(marker)s, "
+    "api_content = NULL, tool_args = NULL, tool_names = NULL "
+    "WHERE m.session_id = %(id)s AND m.extra IS DISTINCT FROM %(marker)s "
+    "AND ((m.compacted AND NOT m.active) OR (m.active AND EXISTS (SELECT 1 FROM "
+    f"{SESSIONS} AS p WHERE p.id = %(id)s AND p.end_reason = 'compression') "
+    f"AND EXISTS ({_CHILDREN}) AND NOT EXISTS (SELECT 1 FROM {MESSAGES} AS k "
+    f"WHERE k.session_id IN ({_CHILDREN}) AND {_SAME})))"
 )
 
 
@@ -198,13 +220,7 @@ def _archive(conn: Conn, *, batch: list[str], bodies: Bodies, now: float, limit:
         if still is None:
             continue  # written meanwhile: the next run sees it
         if bodies == "drop":
-            dropped += conn.execute(
-                f"UPDATE {MESSAGES} SET content = %(notice)s, tool_calls = NULL, extra = NULL, "
-                "api_content = NULL, tool_args = NULL, tool_names = NULL "
-                "WHERE session_id = %(id)s AND compacted AND NOT active "
-                "AND content IS DISTINCT FROM %(notice)s",
-                {"notice": DROPPED_NOTICE, "id": stored},
-            ).rowcount
+            dropped += conn.execute(_DROP, {"marker": DROPPED_EXTRA, "id": stored}).rowcount
         conn.execute(f"UPDATE {SESSIONS} SET archived_at = %s WHERE id = %s", (now, stored))
     return dropped
 
