@@ -16,6 +16,7 @@ from hermes_core.memory.dated import read_block_dates, write_block_dates
 from hermes_core.memory.dates import (
     BlockMeta,
     EntryDates,
+    Split,
     apply_changes,
     dump_meta,
     entry_key,
@@ -64,8 +65,10 @@ def test_a_hand_edit_in_place_is_an_update_and_a_vanished_entry_loses_its_record
 
 def test_text_glued_after_the_store_s_own_is_split_off() -> None:
     meta = _meta(("a", EntryDates(T0, T0)), ("b", EntryDates(T0, T0)), written="a\n§\nb")
-    glued = split_appended("a\n§\nbnote\n", meta)
+    glued = split_appended("a\n§\nb\nnote\n", meta)
     assert glued.text == "a\n§\nb\n§\nnote" and glued.appended == ("note",)
+    # the same line going on is a hand edit of the last entry, not an append
+    assert split_appended("a\n§\nb.11 and uv\n", meta) == Split("a\n§\nb.11 and uv\n")
     on_its_line = split_appended("a\n§\nb\n\nnote one\n§\nnote two\n", meta)
     assert on_its_line.appended == ("note one", "note two")
     # appended with its own separator: a hand-added entry, nothing to split or report
@@ -77,9 +80,9 @@ def test_text_glued_after_the_store_s_own_is_split_off() -> None:
 def test_a_text_a_crash_left_before_its_dates_is_not_taken_for_an_append() -> None:
     """The dates are stored before the text: a crash in between leaves the text the write
     replaced, which may begin with the new text (a replace of "bc" with "b")."""
-    meta = mark_written(BlockMeta(), "a\n§\nb", "a\n§\nbc")
-    assert split_appended("a\n§\nbc", meta).appended == ()
-    assert split_appended("a\n§\nbcd", meta).appended == ("cd",)
+    meta = mark_written(BlockMeta(), "a\n§\nb", "a\n§\nb\nc")
+    assert split_appended("a\n§\nb\nc", meta).appended == ()
+    assert split_appended("a\n§\nb\nc\nd", meta).appended == ("c\nd",)
 
 
 def test_the_sidecar_json_round_trips_and_bad_records_are_dropped_not_fatal() -> None:
@@ -131,7 +134,7 @@ def test_every_write_keeps_one_record_per_entry_and_the_prompt_has_no_dates(
     batch = [{"action": "add", "content": "four"}, {"action": "remove", "old_text": "three"}]
     assert store.batch("memory", batch)["success"]
     assert _keys(store) == [entry_key(e) for e in store.entries("memory")]
-    assert store.raw("memory") == "two, reworded\n§\nfour"  # the text itself is unchanged
+    assert store.raw("memory") == "two, reworded\n§\nfour\n"  # the text itself is unchanged
     assert store.snapshot() == store.block("memory") and "2026-" not in store.snapshot()
     assert store.snapshot().endswith("\ntwo, reworded\n§\nfour")
     for entry, dates in store.dated("memory"):
@@ -147,12 +150,12 @@ def test_echo_appended_to_memory_md_is_kept_copied_and_reported(store: MemorySto
     with path.open("a", encoding="utf-8") as shell:
         shell.write("note\n")
     glued = path.read_text(encoding="utf-8")
-    assert glued == "first\n§\nlast entrynote\n"
+    assert glued == "first\n§\nlast entry\nnote\n"  # the store ends its text with a newline
     assert store.entries("memory") == ["first", "last entry", "note"]  # the prompt's view
     removed = store.remove("memory", "last entry")
     assert removed["success"] and removed["removed"] == "last entry"
     assert removed["appended"] == ["note"] and "by other means" in removed["message"]
-    assert store.raw("memory") == "first\n§\nnote"
+    assert store.raw("memory") == "first\n§\nnote\n"
     copies = list(path.parent.glob("MEMORY.md.bak.*"))
     assert [c.read_text(encoding="utf-8") for c in copies] == [glued]
     assert copies[0].name in removed["message"]
