@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_core.errors import SessionError
 from hermes_core.memory.calls import MemoryEvent
-from hermes_core.memory.manager import MemoryManager
 from hermes_core.memory.home import open_store
+from hermes_core.memory.manager import MemoryManager
 from hermes_core.memory.recall import with_recall
 from hermes_core.memory.store import MemoryStore
 from hermes_core.memory.use_marks import mark_recalled

@@ -331,7 +331,9 @@ class UserChecks:
         done = bob.reset("user")
         assert done["success"] and done["copy"], f"a reset keeps a copy: {done}"
         assert bob.entries("user") == [], "reset did not delete"
-        assert memory.copies("user", "bob") in (None, ["bob's profile"], ["bob's profile\n"]), "the copy is whole"
+        assert memory.copies("user", "bob") in (None, ["bob's profile"], ["bob's profile\n"]), (
+            "the copy is whole"
+        )
         assert memory.documents.reset_preview("user", "bob") is None
         assert "does not exist" in bob.reset("user")["message"]
         assert shared.reset("memory")["success"] and shared.entries("memory") == []

@@ -39,7 +39,10 @@ def test_add_writes_the_seed_format_and_answers_briefly(store: MemoryStore) -> N
     text = store.path("memory").read_text(encoding="utf-8")
     # the seed's format, ending in a newline (a line a shell appends starts a line of its own)
     assert text == "Project uses uv, not pip\n§\nTests run with `tox -e py3`\nand take 2 minutes\n"
-    assert store.entries("memory") == ["Project uses uv, not pip", text.split(ENTRY_DELIMITER)[1].rstrip("\n")]
+    assert store.entries("memory") == [
+        "Project uses uv, not pip",
+        text.split(ENTRY_DELIMITER)[1].rstrip("\n"),
+    ]
 
 
 def test_duplicate_add_succeeds_without_writing(store: MemoryStore) -> None:
