@@ -172,8 +172,8 @@ def split_appended(text: str | None, meta: BlockMeta) -> Split:
     elsewhere, the last entry is one the store never wrote whose leading lines are exactly an
     entry it did write and that is nowhere else in the text (and the text is otherwise in the
     store's format: drift inside is left for the drift rules, which rewrite nothing). The
-    rest is parsed on its own and kept as separate entries; only when that differs from how the whole text parses (the rest
-    was glued onto the last entry) is it drift to report. An appended entry already present
+    rest is parsed on its own and kept as separate entries; only when that differs from how
+    the whole text parses (the rest was glued onto the last entry) is it drift to report. An appended entry already present
     is dropped, as a duplicate always is."""
     if text is None or (meta.written is None and not meta.entries):
         return Split(text)
