@@ -173,8 +173,8 @@ def split_appended(text: str | None, meta: BlockMeta) -> Split:
     entry it did write and that is nowhere else in the text (and the text is otherwise in the
     store's format: drift inside is left for the drift rules, which rewrite nothing). The
     rest is parsed on its own and kept as separate entries; only when that differs from how
-    the whole text parses (the rest was glued onto the last entry) is it drift to report. An appended entry already present
-    is dropped, as a duplicate always is."""
+    the whole text parses (the rest was glued onto the last entry) is it drift to report.
+    An appended entry already present is dropped, as a duplicate always is."""
     if text is None or (meta.written is None and not meta.entries):
         return Split(text)
     if meta.previous is not None and entry_key(text) == meta.previous:
