@@ -83,8 +83,9 @@ class SkillDates:
 
     def changed(self, path: str, *, deleted: bool = False, now: float | None = None) -> None:
         """A write to the skill at ``path`` (``category/name`` or ``name``) landed
-        (``deleted``: the skill is gone)."""
+        (``deleted``: the skill is gone). A bare name is read as :meth:`write` reads it."""
         at = time.time() if now is None else now
+        path = self._resolve(path)
 
         def change(dates: dict[str, EntryDates]) -> None:
             if deleted:
@@ -99,6 +100,7 @@ class SkillDates:
     def used(self, path: str, now: float | None = None) -> None:
         """The skill at ``path`` was viewed (a skill first seen so is dated from now)."""
         at = time.time() if now is None else now
+        path = self._resolve(path)
 
         def change(dates: dict[str, EntryDates]) -> None:
             old = dates.get(path) or EntryDates(at, at)
@@ -114,6 +116,12 @@ class SkillDates:
                 atomic_write(self.path, json.dumps(_dump(dates), sort_keys=True))
         except (OSError, MemoryStoreError) as exc:
             log.warning("skill dates not updated (%s)", exc)
+
+    def _resolve(self, key: str) -> str:
+        """A bare name as the skill it names (see :meth:`write`); a path as it is."""
+        if "/" in key or (self.root / key).is_dir():
+            return key  # a path, or a skill without a category: no walk of the library
+        return _bare(self._paths(), key) or key
 
     def _paths(self) -> dict[str, list[str]]:
         """Each skill name of the library and the paths of the skills that have it."""

@@ -102,3 +102,13 @@ def test_a_sidecar_keyed_by_bare_name_is_read_and_rewritten_by_path(
     (home / "skills" / "beer" / "brew").rmdir()
     assert lib.dates.write({"brew": EntryDates(1.0e9, 1.0e9)}) == 1
     assert lib.dates.read()["tea/brew"] == EntryDates(1.0e9, 1.0e9)
+
+
+def test_changes_named_by_bare_name_reach_the_one_skill_of_that_name(tmp_path: Path) -> None:
+    """What an import of an older bundle (dates keyed by bare name) does through the public
+    methods: a bare name is the one skill of that name."""
+    lib = SkillLibrary(tmp_path / "skills", scan=lambda text: [])
+    assert lib.write(SkillRequest("create", "brew", content=SKILL, category="tea"))["success"]
+    lib.dates.used("brew", now=2.0e9)
+    assert set(lib.dates.read()) == {"tea/brew"}
+    assert lib.dates.read()["tea/brew"].last_used == 2.0e9
