@@ -118,7 +118,7 @@ def run_list(args: argparse.Namespace) -> int:
         _json(
             {
                 "skills": [
-                    s.to_dict() | {"dates": dates_object(dates.get(s.name))} for s in skills
+                    s.to_dict() | {"dates": dates_object(dates.get(s.path))} for s in skills
                 ],
                 "skipped": [{"path": p.path, "reason": p.reason} for p in problems],
             }
@@ -135,7 +135,7 @@ def run_list(args: argparse.Namespace) -> int:
     if args.dates:
         now = time.time()
         dated = [
-            (*row, short_dates(dates.get(s.name), now)) for row, s in zip(rows, skills, strict=True)
+            (*row, short_dates(dates.get(s.path), now)) for row, s in zip(rows, skills, strict=True)
         ]
         _say(table(("name", "category", "description", "dates"), dated))
         return EXIT_OK
@@ -152,7 +152,7 @@ def run_show(args: argparse.Namespace) -> int:
             message = message.replace("Use action 'list'", "Run `hermes-context skills list`")
             raise CommandError(message, EXIT_INPUT) from None
         threats = [f.pattern_id for f in findings(library.scan, [text])]
-        when = library.dates.read().get(path.rsplit("/", 1)[-1])
+        when = library.dates.read().get(path)
     if args.json:
         result: dict[str, Any] = {"path": path, "content": text, "threats": threats}
         result["dates"] = dates_object(when)

@@ -233,7 +233,7 @@ def consolidate_skills(
     if last_used is None or updated is None:
         from hermes_core.skills.dates import SkillDates
 
-        known = SkillDates(library.root).read()
+        known = SkillDates(library.root).by_name()
         if last_used is None:
             last_used = {n: d.last_used for n, d in known.items() if d.last_used is not None}
         if updated is None:

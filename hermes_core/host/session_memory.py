@@ -18,8 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_core.errors import SessionError
 from hermes_core.memory.calls import MemoryEvent
+from hermes_core.memory.home import open_store
 from hermes_core.memory.manager import MemoryManager
 from hermes_core.memory.recall import with_recall
+from hermes_core.memory.store import MemoryStore
+from hermes_core.memory.use_marks import mark_recalled
+from hermes_core.memory.used import texts_of_answer
 from hermes_core.redact import redact
 from hermes_core.sessions.recall_tool import SESSION_RECALL_SCHEMA, run_session_recall
 from hermes_core.sessions.search_tool import SESSION_SEARCH_SCHEMA, run_session_search
@@ -60,6 +64,9 @@ class SessionMemory:
             include=self.plugin_allowed,
             stuck=host.stuck_calls,
         )
+        #: (target, entry) marked used this turn: each at most once a turn
+        self._marked: set[tuple[str, str]] = set()
+        self._store: MemoryStore | None = None
 
     def plugin_allowed(self, name: str) -> bool:
         """Whether plugin ``name`` takes part in this session's memory hooks."""
@@ -102,7 +109,7 @@ class SessionMemory:
             return _error("arguments must be a JSON object")
         run = run_session_search if name == "session_search" else run_session_recall
         try:
-            return run(
+            answer = run(
                 store,
                 arguments,
                 user_id=info.user_id,
@@ -114,6 +121,8 @@ class SessionMemory:
         except Exception as exc:  # noqa: BLE001 - the model gets an error, the turn goes on
             log.warning("%s failed: %s: %s", name, type(exc).__name__, redact(str(exc)))
             return _error(f"{name} failed unexpectedly ({type(exc).__name__}); try again or go on")
+        self.note_recalled(info, texts_of_answer(answer))
+        return answer
 
     # --- recall and sync ---------------------------------------------------------------------
 
@@ -122,8 +131,31 @@ class SessionMemory:
         keeps the user's own words). No recall at all with ``skip_memory``."""
         if self.skip_memory:
             return message
+        self._marked.clear()  # a new turn
         block = self.manager.prefetch(message_text(message), info)
-        return with_recall(message, block) if block else message
+        if not block:
+            return message
+        self.note_recalled(info, [block])
+        return with_recall(message, block)
+
+    def note_recalled(self, info: SessionInfo, texts: list[str]) -> None:
+        """Mark used the entries of this user's built-in memory that ``texts`` (what a
+        recall brought back to the model) hold, each once a turn (docs/memory.md)."""
+        record = self.host.plugins.records.get("file_memory")
+        if record is None or record.status != "active" or not self.plugin_allowed("file_memory"):
+            return
+        try:
+            if self._store is None:
+                home = info.home or self.host.home
+                documents = self.host.memory_documents(home)
+                self._store = open_store(
+                    home, self.host.settings, user_id=info.user_id, documents=documents
+                )
+            self._marked.update(mark_recalled(self._store, texts, self._marked))
+        except Exception as exc:  # noqa: BLE001 - a date is a help: the turn goes on
+            log.warning(
+                "recalled memory not marked used: %s: %s", type(exc).__name__, redact(str(exc))
+            )
 
     def sync(self, info: SessionInfo, turn: Turn | None) -> None:
         if turn is not None:

@@ -23,7 +23,6 @@ from hermes_core.memory.dates import (
     dates_of,
     dump_meta,
     load_meta,
-    load_written,
     mark_written,
     reconcile,
     split_appended,
@@ -50,6 +49,8 @@ class DatedDecision(Generic[T]):
     decision: Decision[T]
     meta: dict[str, Any] | None
     appended: tuple[str, ...] = ()
+    #: the text to store (the decision's, with a final newline when asked for; None: none)
+    stored: str | None = None
 
 
 def decide_dated(
@@ -57,9 +58,14 @@ def decide_dated(
     raw_meta: object,
     decide: Callable[[str | None], Decision[T]],
     now: float | None = None,
+    *,
+    final_newline: bool = False,
 ) -> DatedDecision[T]:
     """Run ``decide`` on the text as the store reads it (appended drift split off), and
-    work out the metadata of the result. A refused write changes no metadata either."""
+    work out the metadata of the result. A refused write changes no metadata either.
+    ``final_newline``: the text is stored ending in a newline (files: so that a line appended
+    by ``echo note >>`` starts a line of its own and is told apart from a hand edit that
+    extends the last line)."""
     now = time.time() if now is None else now
     meta = load_meta(raw_meta)
     split = split_appended(text, meta)
@@ -68,8 +74,11 @@ def decide_dated(
     if decision.text is not None:
         after = parse_entries(decision.text)
         changed = apply_changes(base, after, now, renamed=decision.renamed, used=decision.used)
+        stored = decision.text
+        if final_newline and stored and not stored.endswith("\n"):
+            stored += "\n"
         return DatedDecision(
-            decision, dump_meta(mark_written(changed, decision.text, text)), split.appended
+            decision, dump_meta(mark_written(changed, stored, text)), split.appended, stored
         )
     if decision.succeeded and decision.used:
         current = parse_entries(split.text or "")
@@ -84,7 +93,7 @@ def block_view(documents: MemoryDocuments, target: str, scope: Scope, text: str 
     own is split off into entries of its own."""
     if not isinstance(documents, DatedDocuments) or text is None:
         return Split(text)
-    return split_appended(text, load_written(documents.read_meta(target, scope)))
+    return split_appended(text, load_meta(documents.read_meta(target, scope)))
 
 
 def block_meta(documents: MemoryDocuments, target: str, scope: Scope) -> BlockMeta:

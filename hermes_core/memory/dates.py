@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from hermes_core.memory.entries import parse_entries, render_entries
+from hermes_core.memory.entries import parse_entries, render_entries, round_trips
 
 __all__ = [
     "META_VERSION",
@@ -166,23 +166,62 @@ def mark_written(meta: BlockMeta, text: str, before: str | None) -> BlockMeta:
 
 
 def split_appended(text: str | None, meta: BlockMeta) -> Split:
-    """Find text appended after what the store last wrote. When the text begins with exactly
-    what it wrote and goes on, the rest is parsed on its own and kept as separate entries;
-    only when that differs from how the whole text parses (the rest was glued onto the last
-    entry) is it drift to report. An appended entry already present is dropped, as a
-    duplicate always is."""
-    if text is None or meta.written is None:
-        return Split(text)
-    digest, chars = meta.written
-    if len(text) <= chars or entry_key(text[:chars]) != digest:
+    """Find text appended after what the store last wrote: text that starts a new line after
+    it (text on the same line extends the last entry: a hand edit of that entry). Two ways to
+    know: the text begins with exactly what the store wrote and goes on; or, after a hand edit
+    elsewhere, the last entry is one the store never wrote whose leading lines are exactly an
+    entry it did write and that is nowhere else in the text (and the text is otherwise in the
+    store's format: drift inside is left for the drift rules, which rewrite nothing). The
+    rest is parsed on its own and kept as separate entries; only when that differs from how
+    the whole text parses (the rest was glued onto the last entry) is it drift to report.
+    An appended entry already present is dropped, as a duplicate always is."""
+    if text is None or (meta.written is None and not meta.entries):
         return Split(text)
     if meta.previous is not None and entry_key(text) == meta.previous:
         return Split(text)  # the text before the store's last write (a crash in between)
-    ours = parse_entries(text[:chars])
-    extra = [e for e in parse_entries(text[chars:]) if e not in ours]
+    if meta.written is not None:
+        digest, chars = meta.written
+        if len(text) > chars and entry_key(text[:chars]) == digest:
+            if text[chars - 1] != "\n" and text[chars] not in "\r\n":
+                return Split(text)  # the same line goes on: a hand edit of the last entry
+            start = chars - 1 if text[chars - 1] == "\n" else chars
+            return _split_at(text, parse_entries(text[:chars]), text[start:], parse_entries(text))
     whole = parse_entries(text)
-    if [*ours, *extra] == whole:
-        return Split(text)  # appended with its own separator: a hand-added entry, not drift
+    if not round_trips(text):
+        return Split(text)  # edited inside too: drift, which no write rewrites
+    glued = _glued_prefix(whole, meta)
+    if glued is None:
+        return Split(text)
+    prefix, rest = glued
+    return _split_at(text, [*whole[:-1], prefix], rest, whole)
+
+
+def _glued_prefix(whole: Sequence[str], meta: BlockMeta) -> tuple[str, str] | None:
+    """(the known entry, the rest) when the last entry is a known entry and lines glued
+    onto it: the longest leading lines that are an entry the store wrote, not found elsewhere
+    in the text; None otherwise."""
+    if not whole or not meta.entries:
+        return None
+    known = meta.lookup()
+    last = whole[-1]
+    if entry_key(last) in known:
+        return None
+    others = set(whole[:-1])
+    at = last.rfind("\n")
+    while at > 0:
+        head = last[:at].strip()
+        if head and head not in others and entry_key(head) in known:
+            return head, last[at:]
+        at = last.rfind("\n", 0, at)
+    return None
+
+
+def _split_at(text: str, ours: Sequence[str], rest: str, whole: Sequence[str]) -> Split:
+    """The entries ``ours`` and those of ``rest`` as the text (``text`` unchanged when that
+    is how the whole text parses anyway: an entry added with its own separator)."""
+    extra = [e for e in parse_entries(rest) if e not in ours]
+    if [*ours, *extra] == list(whole):
+        return Split(text)
     return Split(render_entries(list(dict.fromkeys([*ours, *extra]))), tuple(extra))
 
 

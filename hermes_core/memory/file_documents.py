@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from hermes_core.errors import MemoryStoreError
-from hermes_core.memory.dated import decide_dated
+from hermes_core.memory.dated import DatedDecision, decide_dated
 from hermes_core.memory.documents import (
     Claim,
     Decision,
@@ -115,25 +115,52 @@ class FileMemoryDocuments:
             remove_stale_temps(real)
             if claim is not None and not _still_staged(claim):
                 return None
-            text = read_text(real)
-            dated = decide_dated(text, read_sidecar(real), decide)
+            raw_meta = read_sidecar(real)
+            for _ in range(_ATTEMPTS):
+                text = read_text(real)
+                dated = decide_dated(text, raw_meta, decide, final_newline=True)
+                try:
+                    appended_note = self._store(real, text, dated)
+                except _ChangedMeanwhile:
+                    continue  # appended to while this write was decided: decide again on it
+                break
+            else:
+                _restore_sidecar(real, raw_meta)
+                raise MemoryStoreError(
+                    f"{real.name} changed {_ATTEMPTS} times while this write was being stored "
+                    "(something keeps appending to it); nothing was changed. Try again."
+                )
             decision = dated.decision
-            appended_note = ""
-            if decision.text is not None:
-                refuse_read_only(real)
-                if dated.appended:  # the text as it was, before the glued note is split off
-                    appended_note = _drift_copy(real, same_text=True)
-                if dated.meta is not None:
-                    write_sidecar(real, dated.meta)
-                atomic_write(real, decision.text)
-            elif dated.meta is not None:
-                _dates_only(real, dated.meta)
             note = _drift_copy(real) if decision.keep_copy and decision.text is None else ""
             if claim is not None and decision.succeeded:
                 _consume(claim)
             return Updated(
                 decision.value, decision.text is not None, note, dated.appended, appended_note
             )
+
+    @staticmethod
+    def _store(real: Path, text: str | None, dated: DatedDecision[T]) -> str:
+        """Store the decision's text and dates (call under the lock); the sentence about the
+        copy kept of appended drift. The file is read again right before the rename: text
+        appended meanwhile by something that takes no lock (``echo note >> MEMORY.md``)
+        raises :class:`_ChangedMeanwhile` instead of being replaced."""
+        appended_note = ""
+        if dated.stored is None:
+            if dated.meta is not None:
+                _dates_only(real, dated.meta)
+            return appended_note
+        refuse_read_only(real)
+        if dated.appended:  # the text as it was, before the glued note is split off
+            appended_note = _drift_copy(real, same_text=True)
+        if dated.meta is not None:
+            write_sidecar(real, dated.meta)
+
+        def unchanged() -> None:
+            if read_text(real) != text:
+                raise _ChangedMeanwhile
+
+        atomic_write(real, dated.stored, unchanged)
+        return appended_note
 
     def read_meta(self, target: str, scope: Scope) -> object:
         return read_sidecar(self.real_path(target, scope))
@@ -173,6 +200,25 @@ class FileMemoryDocuments:
 
     def close(self) -> None:
         """Nothing to release: files are opened per operation."""
+
+
+class _ChangedMeanwhile(Exception):
+    """The file changed under the lock between reading it and replacing it."""
+
+
+#: how often a write is decided again on a file appended to meanwhile before it gives up
+_ATTEMPTS = 3
+
+
+def _restore_sidecar(real: Path, raw: object) -> None:
+    """Put back the dates a write that gave up had already replaced."""
+    try:
+        if raw is None:
+            remove_sidecar(real)
+        else:
+            write_sidecar(real, raw)
+    except OSError as exc:
+        log.warning("memory dates of %s not restored: %s", real, exc)
 
 
 def _still_staged(claim: Claim) -> bool:

@@ -23,7 +23,7 @@ import os
 import stat
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Final
 
@@ -258,11 +258,12 @@ def _keep_owner(tmp: Path, info: os.stat_result) -> None:
         log.debug("could not keep the owner of %s: %s", tmp, exc)
 
 
-def atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str, check: Callable[[], None] | None = None) -> None:
     """Replace ``path`` with ``text`` so that a crash leaves the old file or the new one:
     temp file in the same directory, flush, fsync, rename, fsync of the directory. The mode
     (and, where permitted, the owner) of the old file is kept. A symbolic link at ``path``
-    is replaced, never followed: pass the real path to write through one."""
+    is replaced, never followed: pass the real path to write through one. ``check`` runs
+    right before the rename; what it raises stops the write (the temp file is removed)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         info: os.stat_result | None = os.stat(path, follow_symlinks=False)
@@ -274,6 +275,8 @@ def atomic_write(path: Path, text: str) -> None:
     try:
         if info is not None and regular:
             _keep_owner(tmp, info)
+        if check is not None:
+            check()
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

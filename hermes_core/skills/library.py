@@ -285,8 +285,10 @@ class SkillLibrary(SkillViews, SkillShortcuts):
                 ):
                     return self._stage(request, change, origin, provenance, False)
                 execute(root, change)
+                path = change.result.get("path")
                 self.dates.changed(
-                    request.name.rsplit("/", 1)[-1], deleted=request.action == "delete"
+                    path if isinstance(path, str) else request.name,
+                    deleted=request.action == "delete",
                 )
             if not exact:
                 landed = None if provenance is None else provenance.with_decision("landed")

@@ -65,7 +65,7 @@ class SkillViews:
         else:
             result["problem"] = parsed
         result |= {"path": location.relative, "content": text, "linked_files": files or None}
-        self.dates.used(location.name)  # a view is a use: what `skills list --dates` shows
+        self.dates.used(location.relative)  # a view is a use: what `skills list --dates` shows
         if files:
             result["usage_hint"] = (
                 "Read a support file with action 'view', this name and file_path, e.g. "

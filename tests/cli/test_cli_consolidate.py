@@ -53,7 +53,7 @@ def test_it_lands_under_allow_and_waits_under_stage(
     assert main(["memory", "consolidate", "--target", "memory", "--json"]) == 0
     [block] = json.loads(capsys.readouterr().out)["blocks"]
     assert block["result"]["success"] and len(block["steps"]) == 2
-    assert memory.read_text(encoding="utf-8").split("\n§\n") == KEPT
+    assert memory.read_text(encoding="utf-8").rstrip("\n").split("\n§\n") == KEPT
     _write(memory, BLOCK)
     (isolated_home / "config.yaml").write_text("memory:\n  write_approval: stage\n")
     assert main(["memory", "consolidate", "--json"]) == 0
@@ -71,7 +71,7 @@ def test_it_keeps_to_the_named_user(
     _write(bob, BLOCK)
     assert main(["memory", "consolidate", "--user", "alice", "--target", "user"]) == 0
     capsys.readouterr()
-    assert alice.read_text(encoding="utf-8").split("\n§\n") == KEPT
+    assert alice.read_text(encoding="utf-8").rstrip("\n").split("\n§\n") == KEPT
     assert bob.read_text(encoding="utf-8").split("\n§\n") == BLOCK
 
 

@@ -93,8 +93,8 @@ def test_anonymous_principal_exports_both_blocks(tmp_path: Path) -> None:
     target_store = SQLiteSessionStore(target / "state.db")
     parts = file_parts(target, target_store)
     import_bundle(bundle, parts)
-    assert parts.documents.read("memory", None) == "solo note"
-    assert parts.documents.read("user", None) == "solo profile"
+    assert parts.documents.read("memory", None) == "solo note\n"  # files end in a newline
+    assert parts.documents.read("user", None) == "solo profile\n"
     assert target_store.search("heron", user_id=None)[0].session_id == "s"
     assert target_store.list_sessions(user_id="carol") == []
     target_store.close()

@@ -82,7 +82,7 @@ def test_add_reads_standard_input(
 ) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("from stdin\nwith two lines\n"))
     assert run(capsys, "memory", "add", "-")[0] == 0
-    assert memory_file(isolated_home).read_text(encoding="utf-8") == "from stdin\nwith two lines"
+    assert memory_file(isolated_home).read_text(encoding="utf-8") == "from stdin\nwith two lines\n"
 
 
 def test_user_profiles_are_separate(
@@ -108,7 +108,7 @@ def test_staged_writes_are_listed_approved_and_rejected(
     assert code == 0 and first in out and second in out and "cli" in out
     assert not memory_file(isolated_home).exists()
     assert run(capsys, "memory", "approve", first)[0] == 0
-    assert memory_file(isolated_home).read_text(encoding="utf-8") == "first proposal"
+    assert memory_file(isolated_home).read_text(encoding="utf-8") == "first proposal\n"
     assert run(capsys, "memory", "reject", "all")[0] == 0
     _, _, err = run(capsys, "memory", "pending")
     assert "no pending memory writes" in err
@@ -134,7 +134,7 @@ def test_reset_asks_keeps_a_copy_and_deletes(
     assert code == 0 and "deleted" in out
     assert not memory_file(isolated_home).exists()
     copies = list((isolated_home / "memories").glob("MEMORY.md.bak.*"))
-    assert [c.read_text(encoding="utf-8") for c in copies] == ["to be reset"]
+    assert [c.read_text(encoding="utf-8") for c in copies] == ["to be reset\n"]
     code, _, err = run(capsys, "memory", "reset", "--yes")
     assert code == 0 and "nothing to reset" in err
 

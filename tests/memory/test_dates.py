@@ -11,11 +11,13 @@ import pytest
 from memory_support import toy_scanner
 
 from hermes_core.cli import main
+from hermes_core.errors import MemoryStoreError
 from hermes_core.memory import MemoryStore
 from hermes_core.memory.dated import read_block_dates, write_block_dates
 from hermes_core.memory.dates import (
     BlockMeta,
     EntryDates,
+    Split,
     apply_changes,
     dump_meta,
     entry_key,
@@ -25,6 +27,7 @@ from hermes_core.memory.dates import (
     short_dates,
     split_appended,
 )
+from hermes_core.memory.entries import parse_entries
 
 DAY = 86400.0
 T0 = 1_780_000_000.0  # 2026-05-28
@@ -64,8 +67,10 @@ def test_a_hand_edit_in_place_is_an_update_and_a_vanished_entry_loses_its_record
 
 def test_text_glued_after_the_store_s_own_is_split_off() -> None:
     meta = _meta(("a", EntryDates(T0, T0)), ("b", EntryDates(T0, T0)), written="a\n§\nb")
-    glued = split_appended("a\n§\nbnote\n", meta)
+    glued = split_appended("a\n§\nb\nnote\n", meta)
     assert glued.text == "a\n§\nb\n§\nnote" and glued.appended == ("note",)
+    # the same line going on is a hand edit of the last entry, not an append
+    assert split_appended("a\n§\nb.11 and uv\n", meta) == Split("a\n§\nb.11 and uv\n")
     on_its_line = split_appended("a\n§\nb\n\nnote one\n§\nnote two\n", meta)
     assert on_its_line.appended == ("note one", "note two")
     # appended with its own separator: a hand-added entry, nothing to split or report
@@ -77,9 +82,9 @@ def test_text_glued_after_the_store_s_own_is_split_off() -> None:
 def test_a_text_a_crash_left_before_its_dates_is_not_taken_for_an_append() -> None:
     """The dates are stored before the text: a crash in between leaves the text the write
     replaced, which may begin with the new text (a replace of "bc" with "b")."""
-    meta = mark_written(BlockMeta(), "a\n§\nb", "a\n§\nbc")
-    assert split_appended("a\n§\nbc", meta).appended == ()
-    assert split_appended("a\n§\nbcd", meta).appended == ("cd",)
+    meta = mark_written(BlockMeta(), "a\n§\nb", "a\n§\nb\nc")
+    assert split_appended("a\n§\nb\nc", meta).appended == ()
+    assert split_appended("a\n§\nb\nc\nd", meta).appended == ("c\nd",)
 
 
 def test_the_sidecar_json_round_trips_and_bad_records_are_dropped_not_fatal() -> None:
@@ -131,7 +136,7 @@ def test_every_write_keeps_one_record_per_entry_and_the_prompt_has_no_dates(
     batch = [{"action": "add", "content": "four"}, {"action": "remove", "old_text": "three"}]
     assert store.batch("memory", batch)["success"]
     assert _keys(store) == [entry_key(e) for e in store.entries("memory")]
-    assert store.raw("memory") == "two, reworded\n§\nfour"  # the text itself is unchanged
+    assert store.raw("memory") == "two, reworded\n§\nfour\n"  # the text itself is unchanged
     assert store.snapshot() == store.block("memory") and "2026-" not in store.snapshot()
     assert store.snapshot().endswith("\ntwo, reworded\n§\nfour")
     for entry, dates in store.dated("memory"):
@@ -147,12 +152,12 @@ def test_echo_appended_to_memory_md_is_kept_copied_and_reported(store: MemorySto
     with path.open("a", encoding="utf-8") as shell:
         shell.write("note\n")
     glued = path.read_text(encoding="utf-8")
-    assert glued == "first\n§\nlast entrynote\n"
+    assert glued == "first\n§\nlast entry\nnote\n"  # the store ends its text with a newline
     assert store.entries("memory") == ["first", "last entry", "note"]  # the prompt's view
     removed = store.remove("memory", "last entry")
     assert removed["success"] and removed["removed"] == "last entry"
     assert removed["appended"] == ["note"] and "by other means" in removed["message"]
-    assert store.raw("memory") == "first\n§\nnote"
+    assert store.raw("memory") == "first\n§\nnote\n"
     copies = list(path.parent.glob("MEMORY.md.bak.*"))
     assert [c.read_text(encoding="utf-8") for c in copies] == [glued]
     assert copies[0].name in removed["message"]
@@ -258,3 +263,72 @@ def test_memory_show_dates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     shown = json.loads(capsys.readouterr().out)["blocks"][0]["dates"]
     assert [d["sha256"] for d in shown] == [entry_key("a fact"), entry_key("by hand")]
     assert shown[1]["created"] is None
+
+
+def test_a_note_appended_then_an_edit_elsewhere_keeps_the_note(store: MemoryStore) -> None:
+    """Review of issue 28, item 2: ``echo note >>`` and then a hand edit of an earlier entry
+    used to glue the note onto "beta" for good, and ``remove beta`` deleted it uncopied."""
+    for entry in ("alpha", "beta"):
+        assert store.add("memory", entry)["success"]
+    path = store.path("memory")
+    with path.open("a", encoding="utf-8") as shell:
+        shell.write("note\n")
+    path.write_text(path.read_text(encoding="utf-8").replace("alpha", "ALPHA"), encoding="utf-8")
+    assert store.entries("memory") == ["ALPHA", "beta", "note"]
+    removed = store.remove("memory", "beta")
+    assert removed["removed"] == "beta" and removed["appended"] == ["note"]
+    assert store.entries("memory") == ["ALPHA", "note"]
+    assert len(list(path.parent.glob("MEMORY.md.bak.*"))) == 1
+
+
+def test_a_same_line_edit_of_the_last_entry_is_a_hand_edit(store: MemoryStore) -> None:
+    """Only text that starts a line counts as appended: "Python 3" made "Python 3.11 and uv"
+    in an editor is that entry edited (updated, created kept), not a new ".11 and uv"."""
+    for entry in ("User's editor is vim", "Project uses Python 3"):
+        assert store.add("memory", entry)["success"]
+    path = store.path("memory")
+    created = dict(store.dated("memory"))["Project uses Python 3"]
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("Python 3\n", "Python 3.11 and uv\n"),
+        encoding="utf-8",
+    )
+    assert store.entries("memory") == ["User's editor is vim", "Project uses Python 3.11 and uv"]
+    assert store.add("memory", "Tests use pytest")["success"]
+    edited = dict(store.dated("memory"))["Project uses Python 3.11 and uv"]
+    assert created is not None and edited is not None and edited.created == created.created
+
+
+def test_an_append_while_a_write_holds_the_lock_is_kept(tmp_path: Path) -> None:
+    """``echo >>`` takes no lock: a line appended between a write's read and its rename used
+    to be replaced. The file is read again right before the rename; a changed file is
+    decided again, its new text kept (split off, copied, reported)."""
+    from hermes_core.memory.documents import Decision
+    from hermes_core.memory.entries import render_entries
+    from hermes_core.memory.file_documents import FileMemoryDocuments
+
+    store = MemoryStore(tmp_path / "memories", scanner=toy_scanner)
+    assert store.add("memory", "alpha")["success"]
+    documents = FileMemoryDocuments(tmp_path / "memories")
+    seen: list[str | None] = []
+
+    def add_beta(text: str | None) -> Decision[str]:
+        seen.append(text)
+        if len(seen) == 1:  # the shell's append lands while this write holds the lock
+            with store.path("memory").open("a", encoding="utf-8") as shell:
+                shell.write("note from echo\n")
+        return Decision("ok", render_entries([*parse_entries(text or ""), "beta"]), succeeded=True)
+
+    done = documents.update("memory", None, add_beta)
+    assert done is not None and done.appended == ("note from echo",)
+    assert seen == ["alpha\n", "alpha\n§\nnote from echo"]
+    assert store.entries("memory") == ["alpha", "note from echo", "beta"]
+    assert len(list(store.path("memory").parent.glob("MEMORY.md.bak.*"))) == 1
+
+    def keeps_appending(text: str | None) -> Decision[str]:
+        with store.path("memory").open("a", encoding="utf-8") as shell:
+            shell.write("more\n")
+        return Decision("ok", "replaced", succeeded=True)
+
+    with pytest.raises(MemoryStoreError, match="changed 3 times"):
+        documents.update("memory", None, keeps_appending)
+    assert store.raw("memory").endswith("more\nmore\nmore\n")  # nothing was replaced

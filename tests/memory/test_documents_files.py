@@ -72,10 +72,11 @@ def test_update_runs_the_decision_on_the_text_and_stores_what_it_decided(
     first = docs.update("memory", None, append)
     assert first is not None and first.value == "answer" and first.written
     docs.update("memory", None, append)
-    assert seen == [None, "x"] and docs.read("memory", None) == "xx"
+    # files end the text with a newline (so a shell's appended line starts a line of its own)
+    assert seen == [None, "x\n"] and docs.read("memory", None) == "x\nx\n"
     unchanged = docs.update("memory", None, keep)
     assert unchanged is not None and not unchanged.written and unchanged.copy_note == ""
-    assert docs.path("memory", None).read_text(encoding="utf-8") == "xx"
+    assert docs.path("memory", None).read_text(encoding="utf-8") == "x\nx\n"
 
 
 def test_a_drift_copy_is_kept_under_the_lock_at_most_once_a_minute(
@@ -114,7 +115,7 @@ def test_a_claim_is_consumed_with_a_successful_write_and_refused_once_gone(
     again = docs.update(
         "memory", None, lambda text: Decision("twice", "x", succeeded=True), claim=claim
     )
-    assert again is None and docs.read("memory", None) == "stored"
+    assert again is None and docs.read("memory", None) == "stored\n"
 
 
 def test_a_claim_on_a_record_edited_since_it_was_read_is_refused(
@@ -134,10 +135,10 @@ def test_reset_keeps_a_whole_copy_then_deletes(docs: FileMemoryDocuments) -> Non
     assert docs.reset_preview("memory", None) is None and docs.reset("memory", None) is None
     docs.update("memory", None, lambda text: Decision(None, "a note"))
     preview = docs.reset_preview("memory", None)
-    assert preview == f"{docs.path('memory', None)} (6 bytes; a .bak copy is kept)"
+    assert preview == f"{docs.path('memory', None)} (7 bytes; a .bak copy is kept)"
     removed = docs.reset("memory", None)
     assert removed is not None and removed.copy is not None
-    assert Path(removed.copy).read_text(encoding="utf-8") == "a note"
+    assert Path(removed.copy).read_text(encoding="utf-8") == "a note\n"
     assert docs.read("memory", None) is None
 
 

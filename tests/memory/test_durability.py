@@ -10,6 +10,7 @@ import signal
 import time
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -167,10 +168,10 @@ def _stall_at(directory: str, stage: str, operation: str, report: Connection) ->
 
     write = file_documents.atomic_write
 
-    def tracked(path: Path, text: str) -> None:
+    def tracked(path: Path, text: str, check: Any = None) -> None:
         nonlocal in_file
         in_file = path.name == "MEMORY.md"
-        write(path, text)
+        write(path, text, check)
 
     file_documents.atomic_write = tracked  # type: ignore[assignment]  # the child's only
     if name is None:

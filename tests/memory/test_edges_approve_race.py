@@ -99,7 +99,7 @@ def _approve_racing_a_reject(home: str, pending_id: str, results: Any) -> None:
     real_write = documents.atomic_write
     ctx = multiprocessing.get_context("spawn")
 
-    def write_while_rejected(path: Path, text: str) -> None:
+    def write_while_rejected(path: Path, text: str, check: Any = None) -> None:
         if path.name == "MEMORY.md":
             inner: Any = ctx.Queue()
             rejecter = ctx.Process(
@@ -108,7 +108,7 @@ def _approve_racing_a_reject(home: str, pending_id: str, results: Any) -> None:
             rejecter.start()
             results.put(("reject", *inner.get(timeout=120)))
             rejecter.join(timeout=60)
-        real_write(path, text)
+        real_write(path, text, check)
 
     documents.atomic_write = write_while_rejected  # type: ignore[assignment]
     results.put(("approve", *_cli(["memory", "approve", pending_id, "--home", home])))

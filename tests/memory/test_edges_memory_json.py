@@ -32,7 +32,7 @@ def test_add_replace_remove_and_show(capsys: pytest.CaptureFixture[str]) -> None
     assert code == 0 and [b["target"] for b in shown["blocks"]] == ["memory", "user"]
     assert "uses uv, not pip" in shown["blocks"][0]["text"] and shown["blocks"][1]["text"] == ""
     code, raw = run_json(capsys, "memory", "show", "--raw", "--target", "memory")
-    assert code == 0 and raw["raw"] is True and raw["blocks"][0]["text"] == "uses uv, not pip"
+    assert code == 0 and raw["raw"] is True and raw["blocks"][0]["text"] == "uses uv, not pip\n"
     code, removed = run_json(capsys, "memory", "remove", "pip")
     assert code == 0 and removed["removed"] == "uses uv, not pip"
 

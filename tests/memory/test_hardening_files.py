@@ -121,7 +121,7 @@ def test_a_home_that_is_a_link_to_a_directory_is_used(tmp_path: Path) -> None:
     (tmp_path / "memories").symlink_to(tmp_path / "real-memories")
     store = opened(tmp_path / "memories")
     assert store.add("memory", "x")["success"]
-    assert (tmp_path / "real-memories" / "MEMORY.md").read_text(encoding="utf-8") == "x"
+    assert (tmp_path / "real-memories" / "MEMORY.md").read_text(encoding="utf-8") == "x\n"
 
 
 def test_a_link_inside_the_home_is_followed_and_locks_the_real_file(memdir: Path) -> None:

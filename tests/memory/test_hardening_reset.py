@@ -35,13 +35,13 @@ def test_reset_for_a_user_keeps_the_shared_memory_file(
 ) -> None:
     fill(capsys)
     shared = memories(isolated_home) / "MEMORY.md"
-    assert shared.read_text(encoding="utf-8") == "alice: shared fact\n§\nbob: shared fact"
+    assert shared.read_text(encoding="utf-8") == "alice: shared fact\n§\nbob: shared fact\n"
     code, out, err = run(capsys, "memory", "reset", "--user", "bob", "--yes")
     assert code == 0
     assert "is shared by every user of this home" in err and "per_user_memory" in err
     assert f"will delete {shared}" not in out
     assert not (memories(isolated_home) / "users" / "bob" / "USER.md").exists()
-    assert shared.read_text(encoding="utf-8") == "alice: shared fact\n§\nbob: shared fact"
+    assert shared.read_text(encoding="utf-8") == "alice: shared fact\n§\nbob: shared fact\n"
     assert (memories(isolated_home) / "users" / "alice" / "USER.md").exists()
 
 

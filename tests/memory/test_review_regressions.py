@@ -137,7 +137,7 @@ def test_a_symlinked_file_inside_the_home_is_written_through(store: MemoryStore)
     store.path("memory").symlink_to(real)
     assert store.add("memory", "added")["success"]
     assert store.path("memory").is_symlink()
-    assert real.read_text(encoding="utf-8") == "kept\n§\nadded"
+    assert real.read_text(encoding="utf-8") == "kept\n§\nadded\n"
 
 
 def test_a_backup_from_the_future_does_not_stop_backups(tmp_path: Path) -> None:

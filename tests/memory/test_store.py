@@ -37,8 +37,12 @@ def test_add_writes_the_seed_format_and_answers_briefly(store: MemoryStore) -> N
     }
     assert second["success"] and "entries" not in second  # no echo of the whole store
     text = store.path("memory").read_text(encoding="utf-8")
-    assert text == "Project uses uv, not pip\n§\nTests run with `tox -e py3`\nand take 2 minutes"
-    assert store.entries("memory") == ["Project uses uv, not pip", text.split(ENTRY_DELIMITER)[1]]
+    # the seed's format, ending in a newline (a line a shell appends starts a line of its own)
+    assert text == "Project uses uv, not pip\n§\nTests run with `tox -e py3`\nand take 2 minutes\n"
+    assert store.entries("memory") == [
+        "Project uses uv, not pip",
+        text.split(ENTRY_DELIMITER)[1].rstrip("\n"),
+    ]
 
 
 def test_duplicate_add_succeeds_without_writing(store: MemoryStore) -> None:
@@ -97,7 +101,7 @@ def test_windows_line_ends_and_a_bom_in_content_are_normalised(store: MemoryStor
     fill(store, "\ufeffline one\r\nline two")
     assert store.entries("memory") == ["line one\nline two"]
     assert store.replace("memory", "line one", "x\r\ny")["success"]
-    assert store.raw("memory") == "x\ny"
+    assert store.raw("memory") == "x\ny\n"
 
 
 # --- limits ------------------------------------------------------------------------------
@@ -284,7 +288,7 @@ def test_bom_is_tolerated_and_kept_out_of_entries(store: MemoryStore) -> None:
     path.write_bytes("\ufeffone\n§\ntwo".encode())
     assert store.entries("memory") == ["one", "two"]
     assert store.remove("memory", "one")["success"]
-    assert path.read_bytes() == b"two"
+    assert path.read_bytes() == b"two\n"
 
 
 def test_drift_refuses_rewrites_keeps_one_backup_a_minute_and_add_still_works(
@@ -306,7 +310,7 @@ def test_drift_refuses_rewrites_keeps_one_backup_a_minute_and_add_still_works(
     assert len(backups) == 1 and backups[0].read_bytes() == drifted
     added = store.add("memory", "three")
     assert added["success"]
-    assert path.read_text(encoding="utf-8") == drifted.decode().rstrip("\n") + "\n§\nthree"
+    assert path.read_text(encoding="utf-8") == drifted.decode().rstrip("\n") + "\n§\nthree\n"
     assert "appended by a shell" in path.read_text(encoding="utf-8")  # foreign text kept
 
 

@@ -56,14 +56,14 @@ def test_an_operator_appending_text_is_kept_as_an_entry_with_a_copy(
     store = MemoryStore(documents, scanner=no_threats)
     for entry in ("first", "last entry"):
         assert store.add("memory", entry)["success"]
-    sql(pg_dsn, "UPDATE hermes.memory_blocks SET text = text || 'note' WHERE scope = ''")
+    sql(pg_dsn, "UPDATE hermes.memory_blocks SET text = text || E'\\nnote' WHERE scope = ''")
     assert store.entries("memory") == ["first", "last entry", "note"]
     removed = store.remove("memory", "last entry")
     assert removed["success"] and removed["appended"] == ["note"], removed
     assert "hermes.memory_history" in removed["message"]
     assert store.raw("memory") == "first\n§\nnote"
     assert sql(pg_dsn, "SELECT text, reason FROM hermes.memory_history") == [
-        ("first\n§\nlast entrynote", "drift")
+        ("first\n§\nlast entry\nnote", "drift")
     ]
 
 

@@ -85,7 +85,8 @@ def fetched_page_turn(
 
 def memory_md(home: Path) -> str:
     path = home / "memories" / "MEMORY.md"
-    return path.read_text(encoding="utf-8") if path.exists() else ""
+    # the entries' text: the store ends the file with a newline
+    return path.read_text(encoding="utf-8").rstrip("\n") if path.exists() else ""
 
 
 def pending(home: Path, store: str) -> list[dict[str, Any]]:

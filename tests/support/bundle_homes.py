@@ -151,7 +151,8 @@ def snapshot(parts: BundleParts, user_id: str | None) -> dict[str, Any]:
         rows = [dataclasses.asdict(r) for r in store.messages(record.id, include_archived=True)]
         sessions.append({"record": dataclasses.asdict(record), "view": view, "rows": rows})
     memory = {
-        t: parts.documents.read(t, user_id if user_id is not None else None)
+        # files end the text with a newline, rows do not: the same text either way
+        t: (parts.documents.read(t, user_id if user_id is not None else None) or "").rstrip("\n")
         for t in ("user",) + (("memory",) if user_id is None or parts.per_user_memory else ())
     }
     skills = {
