@@ -8,9 +8,11 @@ never imports the host. The order matters:
 2. delete the session rows (one transaction), then scrub the database files: in the store in
    use and in every other session store the home holds (:mod:`.forget_stores`: a store the
    configuration no longer names still has the person's rows); backups are reported;
-3. delete the person's memory files and copies, staged writes and audit lines;
+3. delete the person's memory files and copies, staged memory and skill writes
+   (:mod:`.forget_skills`) and audit lines (whose a line is: ``forget_files.owns_line``);
 4. ask every plugin that implements ``memory_forget`` (external providers, the
-   ``postgres`` memory backend), each on its own, so one failure hides nothing.
+   ``postgres`` memory backend, ``threat_judge``), each on its own, so one failure hides
+   nothing.
 
 The report counts what was deleted per kind, lists what could not be (a provider without the
 hook, a plugin that failed, a database another process kept from being scrubbed) and the
