@@ -184,9 +184,11 @@ class Hermes:
         """Delete one person everywhere this home keeps them (docs/forget.md): sessions,
         memory files and copies, staged writes, audit lines, and what plugins keep (the
         ``memory_forget`` hook). ``None`` names the anonymous principal, never a named user.
+        Every SQLite session store the home holds is searched, not only the one in use.
         Returns the :class:`~hermes_core.lifecycle.forget.ForgetReport`; raises only on bad
         input or a store that cannot be reached (the report lists what else was left)."""
         from hermes_core.lifecycle.forget import check_user_id, forget_user
+        from hermes_plugins.session_store import db_path
 
         user = check_user_id(user_id)
         if self._closed:
@@ -198,6 +200,8 @@ class Hermes:
             store=self.session_store,
             documents=self.memory_documents(),
             vacuum_full=vacuum_full,
+            # the configured file, looked at whatever the store in use (docs/forget.md)
+            state_db=db_path(self.home, self.settings.sessions.db_path),
         )
 
     def close(self) -> None:

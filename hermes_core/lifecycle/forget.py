@@ -5,10 +5,14 @@ home, plugins, session store and memory documents (``Hermes.forget_user``), so t
 never imports the host. The order matters:
 
 1. read who wrote which shared ``MEMORY.md`` entries (the audit lines are deleted later);
-2. delete the session rows (one transaction), then scrub the database files;
-3. delete the person's memory files and copies, staged writes and audit lines;
+2. delete the session rows (one transaction), then scrub the database files: in the store in
+   use and in every other session store the home holds (:mod:`.forget_stores`: a store the
+   configuration no longer names still has the person's rows); backups are reported;
+3. delete the person's memory files and copies, staged memory and skill writes
+   (:mod:`.forget_skills`) and audit lines (whose a line is: ``forget_files.owns_line``);
 4. ask every plugin that implements ``memory_forget`` (external providers, the
-   ``postgres`` memory backend), each on its own, so one failure hides nothing.
+   ``postgres`` memory backend, ``threat_judge``), each on its own, so one failure hides
+   nothing.
 
 The report counts what was deleted per kind, lists what could not be (a provider without the
 hook, a plugin that failed, a database another process kept from being scrubbed) and the
@@ -22,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_core.errors import InvalidArgument
-from hermes_core.lifecycle import forget_files
+from hermes_core.lifecycle import forget_files, forget_skills, forget_stores
 from hermes_core.memory.layout import describe
 from hermes_core.redact import redact
 
@@ -87,14 +91,21 @@ def forget_user(
     store: SessionStore | None,
     documents: MemoryDocuments | None,
     vacuum_full: bool = False,
+    state_db: Path | None = None,
 ) -> ForgetReport:
-    """Delete ``user_id`` from ``home``, its session store, its memory and its plugins."""
+    """Delete ``user_id`` from ``home``, its session stores, its memory and its plugins.
+    ``state_db`` is the configured SQLite file (``sessions.db_path``), looked at even when
+    it lies outside the home or the store in use is another."""
     user = check_user_id(user_id)
     report = ForgetReport(user)
     _note_shared(report, home, documents)
     _forget_sessions(report, store, vacuum_full)
+    _forget_state_files(report, home, store, state_db, vacuum_full)
     report.deleted.update(forget_files.forget_memory_files(home, user))
     report.deleted.update(forget_files.forget_staged_records(home, user))
+    counts, problems = forget_skills.forget_staged_skill_writes(home, user)
+    report.deleted.update(counts)
+    report.not_deleted.extend(problems)
     counts, problems = forget_files.forget_audit_lines(home, user)
     report.deleted.update(counts)
     report.not_deleted.extend(problems)
@@ -138,11 +149,54 @@ def _forget_sessions(report: ForgetReport, store: SessionStore | None, full: boo
             "forget_user/scrub): the user's sessions were not deleted"
         )
         return
-    report.deleted.update(forget(report.user_id))
+    for kind, count in forget(report.user_id).items():
+        report.deleted[kind] = report.deleted.get(kind, 0) + count
     report.not_deleted.extend(scrub(full=full))
     refresh = getattr(store, "refresh_statistics", None)
     if refresh is not None:  # the planner's statistics after a large delete (issue 28 item 6)
         refresh()
+
+
+def _forget_state_files(
+    report: ForgetReport,
+    home: Path,
+    store: SessionStore | None,
+    configured: Path | None,
+    full: bool,
+) -> None:
+    """The person in every other session store of the home; backups holding them named."""
+    import sqlite3
+
+    from hermes_core.errors import SessionError
+    from hermes_core.sessions.sqlite.store import SQLiteSessionStore
+
+    in_use = getattr(store, "path", None)
+    own = Path(in_use).resolve() if isinstance(in_use, (str, Path)) else None
+    for found in forget_stores.state_files(home, configured):
+        if found.path.resolve() == own:
+            continue  # done above, through the store in use
+        if found.kind == "backup":
+            held = forget_stores.backup_holds(found.path, report.user_id)
+            if held is not False:
+                what = "holds" if held else "could not be read, so it may hold"
+                report.not_deleted.append(
+                    f"{found.path}: a backup of the session store (`sessions backup`) {what} "
+                    "this user's sessions; forget does not rewrite backups: delete it, or take "
+                    "a new backup now and delete the old one"
+                )
+            continue
+        try:
+            other = SQLiteSessionStore(found.path)
+            try:
+                _forget_sessions(report, other, full)
+            finally:
+                other.close()
+        except (SessionError, OSError, sqlite3.Error) as exc:
+            report.not_deleted.append(
+                f"{found.path}: a session store that could not be opened or written "
+                f"({redact(str(exc))}); the user's sessions in it may remain; fix it and run "
+                "forget again"
+            )
 
 
 def _ask_plugins(report: ForgetReport, plugins: PluginHost) -> None:

@@ -11,7 +11,8 @@ Why each step is as it is:
   the old blocks; see docs/forget.md).
 * Audit lines are JSON lines with a ``user_id``: the person's are dropped by writing the
   kept lines to a temp file and renaming it over the log, under the log's own lock. A line
-  that cannot be read is kept (it cannot be told whose it is) and counted.
+  that cannot be read is kept (it cannot be told whose it is) and counted. Whose a line is:
+  see :func:`owns_line`.
 """
 
 from __future__ import annotations
@@ -34,7 +35,9 @@ __all__ = [
     "forget_audit_lines",
     "forget_memory_files",
     "forget_staged_records",
+    "owns_line",
     "shared_entries_by",
+    "shred",
     "written_shared",
 ]
 
@@ -42,7 +45,7 @@ AUDIT_LOCK_TIMEOUT = 30.0
 _LANDED = ("landed", "approved")
 
 
-def _shred(path: Path) -> None:
+def shred(path: Path) -> None:
     """Overwrite a regular file with zeros, then unlink it (a link is only unlinked)."""
     if not path.is_symlink() and path.is_file():
         size = path.stat().st_size
@@ -58,12 +61,12 @@ def _shred(path: Path) -> None:
 def _remove_tree(root: Path) -> int:
     """Shred every file under ``root`` (links not followed) and remove it; files removed."""
     if root.is_symlink() or root.is_file():
-        _shred(root)
+        shred(root)
         return 1
     removed = 0
     for directory, folders, files in os.walk(root, topdown=False, followlinks=False):
         for name in files:
-            _shred(Path(directory, name))
+            shred(Path(directory, name))
             removed += 1
         for name in folders:
             path = Path(directory, name)
@@ -89,7 +92,7 @@ def forget_memory_files(home: Path, user_id: str | None) -> dict[str, int]:
     for path in sorted(directory.glob(f"{name}*")):
         dated = path.name == name + SIDECAR_SUFFIX  # the entries' dates (their sha256s)
         if path.name == name or dated or path.name.startswith(f"{name}.bak."):
-            _shred(path)
+            shred(path)
             removed += 1
     return {"memory files": removed}
 
@@ -110,7 +113,7 @@ def forget_staged_records(home: Path, user_id: str | None) -> dict[str, int]:
         else:
             if record.user_id != user_id:
                 continue
-        _shred(path)
+        shred(path)
         removed += 1
     return {"staged writes": removed}
 
@@ -134,8 +137,28 @@ def _audit_files(home: Path) -> list[Path]:
     return sorted(p for p in directory.iterdir() if p.name.endswith((".jsonl", ".jsonl.1")))
 
 
-def _owned(line: dict[str, Any], user_id: str | None) -> bool:
-    return line.get("user_id") == user_id
+def _person_at_cli(actor: object) -> bool:
+    return isinstance(actor, str) and actor.startswith("cli:")
+
+
+def owns_line(line: dict[str, Any], user_id: str | None) -> bool:
+    """Whether an audit line is ``user_id``'s.
+
+    A named user owns every line that names them, at the top level or in its provenance
+    (a skills line from before the top-level ``user_id`` was written names the user only
+    there, and holds their words all the same). The anonymous principal (``None``) owns a
+    line that names no user anywhere, unless a person at the command line wrote it about
+    something other than the anonymous principal's own ``USER.md``: the operator's skill
+    writes and approvals and their edits of the shared ``MEMORY.md`` are the home's.
+    """
+    record = line.get("provenance")
+    inner = record.get("user_id") if isinstance(record, dict) else None
+    if user_id is not None:
+        return line.get("user_id") == user_id or inner == user_id
+    if line.get("user_id") is not None or inner is not None:
+        return False
+    own_profile = line.get("store") == "memory" and line.get("target") == "user"
+    return own_profile or not _person_at_cli(line.get("actor"))
 
 
 def written_shared(lines: Iterable[dict[str, Any]], user_id: str | None) -> set[str]:
@@ -143,7 +166,7 @@ def written_shared(lines: Iterable[dict[str, Any]], user_id: str | None) -> set[
     wrote (landed or approved)."""
     shas: set[str] = set()
     for line in lines:
-        if not _owned(line, user_id) or line.get("event") not in _LANDED:
+        if not owns_line(line, user_id) or line.get("event") not in _LANDED:
             continue
         if line.get("store") != "memory" or line.get("target") not in (None, "memory"):
             continue
@@ -193,7 +216,7 @@ def forget_audit_lines(home: Path, user_id: str | None) -> tuple[dict[str, int],
             unread = 0
             for raw in raw_lines:
                 parsed = parse_line(raw)
-                if isinstance(parsed, dict) and _owned(parsed, user_id):
+                if isinstance(parsed, dict) and owns_line(parsed, user_id):
                     removed += 1
                     continue
                 if isinstance(parsed, str) and raw.strip():

@@ -95,6 +95,13 @@ class ThreatJudgePlugin:
         return f"ThreatJudgePlugin(model={self.endpoint.model!r})"
 
     @hookimpl
+    def memory_forget(self, user_id: str | None) -> dict[str, int]:
+        """The remembered verdicts hold excerpts of judged text and not whose text it was,
+        so forgetting anyone drops them all (they are asked again): ``cached verdicts``."""
+        del user_id
+        return {"cached verdicts": self.verdicts.forget()}
+
+    @hookimpl
     def scan_threat(self, content: str, scope: str) -> list[Finding]:
         """The judge's findings for ``content``; nothing is sent for a scope not configured."""
         if scope not in self.settings.scopes or not content.strip():

@@ -7,6 +7,12 @@ so a new rubric or another model judges again. Failures are never stored. The fi
 user's (mode 0600, written whole and renamed into place); a file that cannot be read is
 ignored and rewritten, never trusted in part, and it holds at most ``size`` verdicts, the
 least recently used dropped first.
+
+The verdicts hold excerpts of the judged text (a user's memory entries, tool results) and
+not whose text it was, so :meth:`Verdicts.forget` (the plugin's ``memory_forget``) drops
+them all, file included (overwritten, then unlinked): they are asked again. A process that
+loaded the file before sees it changed on disk (its identity: inode, size, time) and reads
+it again before its next use, so it never writes forgotten verdicts back.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ class Verdicts:
         self._logger = logger
         self._lock = threading.Lock()
         self._items: OrderedDict[str, tuple[Finding, ...]] | None = None
+        self._seen: tuple[int, int, int] | None = None  # the file as last read or written
 
     def get(self, key: str) -> tuple[Finding, ...] | None:
         with self._lock:
@@ -60,9 +67,35 @@ class Verdicts:
                 items.popitem(last=False)
             self._save(items)
 
+    def forget(self) -> int:
+        """Drop every verdict, here and on disk (see the module docstring); how many were
+        kept."""
+        from hermes_core.lifecycle.forget_files import shred
+
+        with self._lock:
+            count = len(self._loaded())
+            self._items = OrderedDict()
+            if self.path is not None:
+                for path in (self.path, *self.path.parent.glob(".verdicts-*")):
+                    if path.is_file() and not path.is_symlink():
+                        shred(path)
+            self._seen = self._identity()
+        return count
+
+    def _identity(self) -> tuple[int, int, int] | None:
+        if self.path is None:
+            return None
+        try:
+            stat = self.path.stat()
+        except OSError:
+            return None
+        return (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
     def _loaded(self) -> OrderedDict[str, tuple[Finding, ...]]:
-        if self._items is None:
+        seen = self._identity()
+        if self._items is None or seen != self._seen:  # first use, or changed on disk
             self._items = self._read()
+            self._seen = seen
         return self._items
 
     def _read(self) -> OrderedDict[str, tuple[Finding, ...]]:
@@ -99,6 +132,7 @@ class Verdicts:
                     handle.write(text)
                 os.chmod(temp, 0o600)
                 os.replace(temp, self.path)
+                self._seen = self._identity()
             except BaseException:
                 Path(temp).unlink(missing_ok=True)
                 raise
