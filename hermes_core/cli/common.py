@@ -144,6 +144,19 @@ def _cell(value: object) -> str:
     return str(value)
 
 
+def add_user_choice(parser: argparse.ArgumentParser, verb: str) -> None:
+    """``--user ID`` or ``--anonymous``, one of them required: a command that acts on one
+    person's data names that person explicitly (no id is the anonymous principal of a
+    single-user home, never a default)."""
+    who = parser.add_mutually_exclusive_group(required=True)
+    who.add_argument("--user", metavar="ID", help=f"the user whose data to {verb}")
+    who.add_argument(
+        "--anonymous",
+        action="store_true",
+        help=f"{verb} the anonymous principal (a single-user home's user, no id)",
+    )
+
+
 def add_summarizer_option(parser: argparse.ArgumentParser) -> None:
     """``--summarizer auto|llm|fallback``, as ``compress`` and ``eval`` take it."""
     parser.add_argument(

@@ -12,7 +12,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hermes_core.cli.common import EXIT_OK, EXIT_USAGE, HOME_MARKERS, CommandError, open_host
+from hermes_core.cli.common import (
+    EXIT_OK,
+    EXIT_USAGE,
+    HOME_MARKERS,
+    CommandError,
+    add_user_choice,
+    open_host,
+)
 from hermes_core.cli.escaped import escaped_errors, json_text, say
 
 if TYPE_CHECKING:
@@ -29,13 +36,7 @@ def register(
         description="Write one user's sessions (archived rows too), memory blocks, staged "
         "records and the home's skills to one portable bundle file (docs/export.md).",
     )
-    who = parser.add_mutually_exclusive_group(required=True)
-    who.add_argument("--user", metavar="ID", help="the user whose data to export")
-    who.add_argument(
-        "--anonymous",
-        action="store_true",
-        help="export the anonymous principal (a single-user home's user, no id)",
-    )
+    add_user_choice(parser, "export")
     parser.add_argument("--out", metavar="BUNDLE", required=True, help="the file to write")
     parser.add_argument("--json", action="store_true", help="print the counts as JSON")
     parser.set_defaults(handler=escaped_errors(run_export))

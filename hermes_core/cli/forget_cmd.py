@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, open_host, table
+from hermes_core.cli.common import EXIT_INPUT, EXIT_OK, add_user_choice, open_host, table
 from hermes_core.cli.escaped import err, json_text, say
 from hermes_core.cli.staged import escaped_handler
 
@@ -26,13 +26,7 @@ def register(
         "(docs/forget.md). Entries the user wrote in the shared MEMORY.md are listed, "
         "not deleted.",
     )
-    who = parser.add_mutually_exclusive_group(required=True)
-    who.add_argument("--user", metavar="ID", help="the user id to forget")
-    who.add_argument(
-        "--anonymous",
-        action="store_true",
-        help="forget the anonymous principal of a single-user home (user id None)",
-    )
+    add_user_choice(parser, "forget")
     parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument(

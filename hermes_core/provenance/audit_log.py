@@ -205,7 +205,10 @@ class AuditRecorder:
     """Turns one writer's decisions into audit lines for one home's log.
 
     ``shared(target)`` says whether a target is seen by every user (MEMORY.md of a shared
-    home), so ``memory audit --user`` shows a user their own and shared lines."""
+    home), so ``memory audit --user`` shows a user their own and shared lines. A recorder
+    bound to no user with ``user_from_provenance`` (the skills library: the home's, not one
+    user's) names on each line the user whose session's words it records, so ``forget`` and
+    ``audit --user`` find it; a line without provenance then names none."""
 
     def __init__(
         self,
@@ -214,11 +217,13 @@ class AuditRecorder:
         store: str,
         user_id: str | None = None,
         clock: Any = time.time,
+        user_from_provenance: bool = False,
     ) -> None:
         self.log = target
         self.store = store
         self.user_id = user_id
         self.clock = clock
+        self.user_from_provenance = user_from_provenance
 
     def record(
         self,
@@ -263,6 +268,8 @@ class AuditRecorder:
     ) -> dict[str, Any]:
         texts = [c for c in contents if isinstance(c, str) and c.strip()]
         who = user_id if user_id is not None else self.user_id
+        if who is None and self.user_from_provenance and provenance is not None:
+            who = provenance.user_id
         plain = {k: v for k, v in detail.items() if isinstance(v, (str, int, float, bool))}
         return {
             "v": VERSION,
