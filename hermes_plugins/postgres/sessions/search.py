@@ -57,8 +57,8 @@ _K1, _B, _TYPICAL_CHARS = 1.2, 0.75, 400.0
 _TEXT = schema.search_text("m.")
 #: the row's text, case folded once for the CJK ranking
 _BODY = f"CROSS JOIN LATERAL (SELECT lower({_TEXT}) AS body) AS h"
-#: the newest id, the caller's bitmap scan setting, and whether the word column has statistics
-_NEWEST = f"""SELECT (SELECT max(id) FROM {MESSAGES}), current_setting('enable_bitmapscan'),
+#: the newest id, and whether the word column has statistics
+_NEWEST = f"""SELECT (SELECT max(id) FROM {MESSAGES}),
     EXISTS (SELECT FROM pg_catalog.pg_stats WHERE schemaname = '{schema.SCHEMA}'
         AND tablename = 'messages' AND attname = 'search')"""
 
@@ -89,20 +89,16 @@ def _best(
 ) -> list[tuple[Any, ...]]:
     """The best row of each session: the statement over the newest ids first, the floor
     widened until the caller's newest :data:`MAX_RANKED` matches all lie above it."""
-    top, bitmaps, known = conn.execute(_NEWEST).fetchone() or (None, "on", True)
+    top, known = conn.execute(_NEWEST).fetchone() or (None, True)
     top = int(top or 0)
     # without statistics the planner takes the word index alone (it guesses a few matches)
     # and visits every match; the first, narrow, step then walks the primary key instead
-    walk = not known and not any(has_cjk(t) for t in terms)
+    walk = not known
     span = MAX_RANKED * FIRST_SPAN
     while True:
         floor = top - span + 1 if top > span else 0
-        sql, params = _prepared(terms, user_id, limit, exclude_sessions, floor)
-        if walk and floor:
-            conn.execute("SET LOCAL enable_bitmapscan = off")
+        sql, params = _prepared(terms, user_id, limit, exclude_sessions, floor, walk)
         found = conn.execute(sql, params).fetchall()
-        if walk and floor:
-            conn.execute("SELECT set_config('enable_bitmapscan', %s, true)", (bitmaps,))
         walk = False
         ranked = int(found[0][-1]) if found else 0
         if floor == 0 or ranked >= MAX_RANKED:
@@ -134,8 +130,10 @@ def _prepared(
     limit: int,
     exclude_sessions: Collection[str],
     floor: int = 0,
+    walk: bool = False,
 ) -> tuple[str, dict[str, Any]]:
-    """The statement and its parameters; ``floor`` > 0 bounds the matches by id."""
+    """The statement and its parameters; ``floor`` > 0 bounds the matches by id, and
+    ``walk`` has them read through the primary key's range only (a word query)."""
     params: dict[str, Any] = {
         "floor": floor,
         "owner": owner_token(user_id),
@@ -159,7 +157,10 @@ def _prepared(
     # that spells a token only widens the candidates, the user test decides; a query whose
     # terms hold no word the index knows (``ª``) matches nothing, not all
     owner = "(%(owner)s::text)::tsquery"
-    match = _bounded(f"numnode({query}) > 0 AND m.search @@ ({query} && {owner})", floor)
+    word = f"m.search @@ ({query} && {owner})"
+    # ``IS TRUE`` (the same test) is one the word index cannot serve: the range must
+    word = f"({word}) IS TRUE" if walk and floor > 0 else word
+    match = _bounded(f"numnode({query}) > 0 AND {word}", floor)
     return _statement(match, f"ts_rank_cd({_WEIGHTS}, m.search, {query}, 1)", user_test), params
 
 
@@ -209,7 +210,9 @@ def _statement(match: str, score: str, user_test: str, lateral: str = "") -> str
     has none): ``matched`` reads one table with one index condition and is materialised (left
     to itself, the planner may serve "the newest 2,000" by walking the primary key backwards,
     testing every row); ``owned`` checks the user exactly, against the set of the caller's
-    sessions (one hashed subplan), before the newest are taken; every lookup of a row or a
+    sessions (one hashed subplan: ``IS TRUE`` keeps the planner from making the test a join,
+    which a low estimate of the matches turns into a loop over the sessions for each match),
+    before the newest are taken; every lookup of a row or a
     session by its key is a subquery per row. ``OFFSET 0`` keeps the planner from turning
     those subqueries into joins whose method an estimate would pick. The last column,
     ``ranked``, counts the caller's newest matches taken (the floor widens while it is short).
@@ -218,8 +221,8 @@ def _statement(match: str, score: str, user_test: str, lateral: str = "") -> str
         WITH matched AS MATERIALIZED (
             SELECT m.id, m.session_id FROM {MESSAGES} AS m WHERE {match}),
         owned AS (
-            SELECT matched.id FROM matched WHERE matched.session_id IN (
-                SELECT s.id FROM {SESSIONS} AS s WHERE {user_test} OFFSET 0)),
+            SELECT matched.id FROM matched WHERE (matched.session_id IN (
+                SELECT s.id FROM {SESSIONS} AS s WHERE {user_test} OFFSET 0)) IS TRUE),
         newest AS (SELECT id FROM owned ORDER BY id DESC LIMIT %(window)s),
         scored AS (
             SELECT m.id, m.session_id, m.seq, m.role, ({score})::float8 AS score
