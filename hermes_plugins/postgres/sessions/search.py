@@ -97,7 +97,7 @@ def _best(
     span = MAX_RANKED * FIRST_SPAN
     while True:
         floor = top - span + 1 if top > span else 0
-        sql, params = _prepared(terms, user_id, limit, exclude_sessions, floor, walk)
+        sql, params = _prepared(terms, user_id, limit, exclude_sessions, floor=floor, walk=walk)
         found = conn.execute(sql, params).fetchall()
         walk = False
         ranked = int(found[0][-1]) if found else 0
@@ -112,7 +112,7 @@ def search_plan(
 ) -> str:
     """``EXPLAIN`` of a statement :func:`run_search` runs (tests, and looking at plans):
     the last, unbounded one, or the one bounded by ``floor``."""
-    sql, params = _prepared(parse_query(query), user_id, 3, (), floor)
+    sql, params = _prepared(parse_query(query), user_id, 3, (), floor=floor)
     _settings(conn)
     return "\n".join(str(row[0]) for row in conn.execute(f"EXPLAIN {sql}", params))
 
@@ -129,6 +129,7 @@ def _prepared(
     user_id: str | None,
     limit: int,
     exclude_sessions: Collection[str],
+    *,
     floor: int = 0,
     walk: bool = False,
 ) -> tuple[str, dict[str, Any]]:
