@@ -77,14 +77,23 @@ def test_the_bounded_statement_returns_what_the_unbounded_one_does(
         for who in ("alice", "bob", "carol", None, "nobody")
         for exclude in ((), ("s298", "s295", "s002"))
     ]
-    with psycopg.connect(pg_dsn) as conn:
-        for query, who, exclude in cases:
-            monkeypatch.setattr(search, "FIRST_SPAN", 10**9)  # floor 0 at once: unbounded
-            unbounded, statements = _search(conn, query, who, exclude)
-            assert statements == 1
-            monkeypatch.setattr(search, "FIRST_SPAN", 2)  # 10 ids: widened from there
-            bounded, _ = _search(conn, query, who, exclude)
-            assert bounded == unbounded, (query, who, exclude)
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        # without statistics (the first step walks the primary key), then with them
+        for analysed in (False, True):
+            if analysed:
+                conn.execute("ANALYZE hermes.messages")
+            known = conn.execute(
+                "SELECT count(*) FROM pg_stats WHERE schemaname = 'hermes' "
+                "AND tablename = 'messages' AND attname = 'search'"
+            ).fetchone()
+            assert known == (int(analysed),)
+            for query, who, exclude in cases:
+                monkeypatch.setattr(search, "FIRST_SPAN", 10**9)  # floor 0 at once
+                unbounded, statements = _search(conn, query, who, exclude)
+                assert statements == 1
+                monkeypatch.setattr(search, "FIRST_SPAN", 2)  # 10 ids: widened from there
+                bounded, _ = _search(conn, query, who, exclude)
+                assert bounded == unbounded, (query, who, exclude, analysed)
 
 
 def test_the_floor_widens_several_times_and_stops_when_the_window_is_full(
