@@ -195,18 +195,21 @@ READ_COMMANDS = {
     ("config", "check"),
     ("plugins", None),
 }
+#: commands that must find an existing home: the read commands, and ``forget``, which on a
+#: mistyped --home would otherwise report a person gone while the real home keeps them
+HOME_REQUIRED = READ_COMMANDS | {("forget", None)}
 # ``tokens`` and ``validate`` read a file, not the home: they take any --home and create nothing
 #: what a home holds once anything has used it (any one is enough)
 HOME_MARKERS = ("config.yaml", "state.db", "memories", "skills", "pending", "audit")
 
 
 def check_read_home(args: argparse.Namespace) -> None:
-    """A read command given ``--home`` that does not exist, or holds no home, is a usage error
-    (exit 2) before anything runs: a typo must not create a new home, nor read an empty one
-    as if it were the user's."""
+    """A read command (or ``forget``) given ``--home`` that does not exist, or holds no home,
+    is a usage error (exit 2) before anything runs: a typo must not create a new home, nor
+    read an empty one as if it were the user's."""
     home = getattr(args, "home", None)
     key = (getattr(args, "command", None), getattr(args, "action", None))
-    if home is None or key not in READ_COMMANDS:
+    if home is None or key not in HOME_REQUIRED:
         return
     path = os.path.expanduser(home)
     if not os.path.isdir(path):

@@ -185,17 +185,32 @@ def _decoded(entry: Mapping[str, Any], where: str) -> bytes:
 def skill_conflicts(root: Path, skills: Iterable[str]) -> dict[str, str]:
     """The skills of ``skills`` that cannot be written under ``root``, each shown with why:
     its folder exists already, its category folder is a skill of its own (the new skill
-    would be read as a support folder), or a file or link stands where a folder must be."""
+    would be read as a support folder), a skill of the same name stands in another category
+    (names are unique in a library: the model views a skill by name), or a file or link stands
+    where a folder must be."""
     found: dict[str, str] = {}
+    named = _names_in(root)
     for skill in sorted(set(skills)):
         parts = skill.split("/")
         if os.path.lexists(Path(root).joinpath(*parts)):
             found[skill] = skill
+        elif parts[-1] in named:  # the library refuses two skills of one name
+            found[skill] = f"{skill} (a skill called {parts[-1]} exists: {named[parts[-1]]})"
         elif len(parts) == 2 and os.path.lexists(Path(root) / parts[0] / SKILL_FILE):
             found[skill] = f"{skill} (inside the skill {parts[0]})"
         elif len(parts) == 2 and _not_a_folder(Path(root) / parts[0]):
             found[skill] = f"{skill} ({parts[0]} is a file or a link)"
     return found
+
+
+def _names_in(root: Path) -> dict[str, str]:
+    """Each skill name already in the library under ``root``, with its path."""
+    from hermes_core.skills.catalog import locations
+
+    if not Path(root).is_dir():
+        return {}
+    found, _ = locations(Path(root).resolve())
+    return {location.name: location.relative for location in found}
 
 
 def _not_a_folder(path: Path) -> bool:

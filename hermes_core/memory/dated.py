@@ -22,6 +22,7 @@ from hermes_core.memory.dates import (
     apply_changes,
     dates_of,
     dump_meta,
+    entry_key,
     load_meta,
     mark_written,
     reconcile,
@@ -51,6 +52,9 @@ class DatedDecision(Generic[T]):
     appended: tuple[str, ...] = ()
     #: the text to store (the decision's, with a final newline when asked for; None: none)
     stored: str | None = None
+    #: the write removes or rewrites an entry the store never wrote (a hand edit): a copy of
+    #: the text as it was is kept first, since that entry may hold a note typed into it
+    copy_first: bool = False
 
 
 def decide_dated(
@@ -77,8 +81,15 @@ def decide_dated(
         stored = decision.text
         if final_newline and stored and not stored.endswith("\n"):
             stored += "\n"
+        known = meta.lookup()
+        gone = set(parse_entries(split.text or "")) - set(after)
+        foreign = bool(known) and any(entry_key(entry) not in known for entry in gone)
         return DatedDecision(
-            decision, dump_meta(mark_written(changed, stored, text)), split.appended, stored
+            decision,
+            dump_meta(mark_written(changed, stored, text)),
+            split.appended,
+            stored,
+            copy_first=foreign,
         )
     if decision.succeeded and decision.used:
         current = parse_entries(split.text or "")

@@ -150,7 +150,7 @@ class FileMemoryDocuments:
                 _dates_only(real, dated.meta)
             return appended_note
         refuse_read_only(real)
-        if dated.appended:  # the text as it was, before the glued note is split off
+        if dated.appended or dated.copy_first:  # the text as it was, before it changes
             appended_note = _drift_copy(real, same_text=True)
         if dated.meta is not None:
             write_sidecar(real, dated.meta)

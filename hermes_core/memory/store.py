@@ -313,6 +313,11 @@ class MemoryStore:
             result["error"] += updated.copy_note
         if updated.appended:
             report_appended(result, TARGET_FILES[target], updated)
+        elif updated.appended_note and result.get("success"):  # an entry edited by hand changed
+            result["message"] = (
+                f"{result.get('message', '')} It had been edited by hand, so the text as it "
+                f"was is kept:{updated.appended_note}"
+            )
         if "entries" in result and isinstance(self.documents, DatedDocuments):
             with_dates(result, self.dated(target))
         return result

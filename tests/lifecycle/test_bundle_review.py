@@ -167,6 +167,23 @@ def test_a_skill_inside_a_skill_of_the_target_is_a_collision(
     assert sorted(p.name for p in brew.iterdir()) == ["SKILL.md"]
 
 
+def test_a_skill_whose_name_the_target_has_in_another_category_is_a_collision(
+    bundle: Path, target: BundleParts
+) -> None:
+    """Names are unique in a library (the model views a skill by name): the bundle's
+    devops/deploy cannot land beside the target's ops/deploy."""
+    ops = target.skills_root / "ops" / "deploy"
+    ops.mkdir(parents=True)
+    (ops / "SKILL.md").write_text("---\nname: deploy\ndescription: ours\n---\nship\n")
+    before = _state(target)
+    with pytest.raises(BundleError, match=r"a skill called deploy exists: ops/deploy"):
+        import_bundle(bundle, target)
+    assert _state(target) == before
+    report = import_bundle(bundle, target, skip_existing=True)
+    assert [s.split(" ")[0] for s in report.skipped["skills"]] == ["devops/deploy"]
+    assert not (target.skills_root / "devops" / "deploy").exists()
+
+
 def test_a_skill_that_cannot_be_written_is_named_and_finished_later(
     bundle: Path, target: BundleParts
 ) -> None:

@@ -57,3 +57,17 @@ def test_answered_yes_and_the_anonymous_principal(home, capsys, monkeypatch) -> 
 def test_needs_a_user(home, capsys) -> None:
     assert main(["forget", "--yes"]) == 2
     assert "--user" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("exists", [False, True])
+def test_a_mistyped_home_is_refused_and_nothing_is_created(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], exists: bool
+) -> None:
+    """A typo in --home must not report a person forgotten while the real home keeps them."""
+    typo = tmp_path / "typo"
+    if exists:
+        typo.mkdir()
+    code = main(["forget", "--home", str(typo), "--user", "alice", "--yes", "--json"])
+    assert code == 2
+    assert "holds no hermes-context home" in capsys.readouterr().err or not exists
+    assert (list(typo.iterdir()) == []) if exists else not typo.exists()

@@ -332,3 +332,19 @@ def test_an_append_while_a_write_holds_the_lock_is_kept(tmp_path: Path) -> None:
     with pytest.raises(MemoryStoreError, match="changed 3 times"):
         documents.update("memory", None, keeps_appending)
     assert store.raw("memory").endswith("more\nmore\nmore\n")  # nothing was replaced
+
+
+def test_removing_an_entry_edited_by_hand_keeps_a_copy_first(tmp_path: Path) -> None:
+    """A note appended and then the entry it was glued to edited by hand reads as one entry
+    the store never wrote: removing it keeps a copy of the text as it was, and says so."""
+    store = MemoryStore(tmp_path)
+    assert store.add("memory", "alpha one")["success"]
+    assert store.add("memory", "beta two")["success"]
+    path = tmp_path / "MEMORY.md"
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("note three\n")
+    path.write_text(path.read_text().replace("beta two", "beta two edited"))
+    result = store.remove("memory", "beta two edited")
+    assert result["success"] and "kept" in result["message"]
+    [copy] = list(tmp_path.glob("MEMORY.md.bak.*"))
+    assert "note three" in copy.read_text()

@@ -97,7 +97,11 @@ def test_a_dry_run_shows_the_plan_and_changes_nothing(tmp_path: Path) -> None:
 
 
 def test_without_dates_a_contradiction_is_shown_not_removed(tmp_path: Path) -> None:
-    memory = _memory(tmp_path)
+    """A block written by hand has no dates: which of two opposite entries is newer is
+    unknown, so both stay (entries the store adds within one second have equal dates too)."""
+    memory = real_memory(tmp_path)
+    memory.file("memory").parent.mkdir(parents=True, exist_ok=True)
+    memory.file("memory").write_text("\n§\n".join(ENTRIES) + "\n", encoding="utf-8")
     done = consolidate_memory(memory.writer, "memory", origin="cli", dry_run=True)
     assert [s.reason for s in done.plan.steps] == ["duplicate"]
     assert done.plan.conflicts == ((ENTRIES[0], ENTRIES[2]),)

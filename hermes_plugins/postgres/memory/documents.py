@@ -191,7 +191,7 @@ class PostgresMemoryDocuments:
                 note = self._drift_copy(target, key) if decision.keep_copy else ""
                 return Updated(decision.value, False, note)
             appended_note = ""
-            if dated.appended:  # keep the text as it was before the glued note is split off
+            if dated.appended or dated.copy_first:  # keep the text as it was before it changes
                 appended_note = self._drift_copy(target, key, same_text=True)
             store = functools.partial(
                 self._store, target=target, key=key, version=version, text=decision.text
