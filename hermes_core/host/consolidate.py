@@ -18,14 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_core.review.consolidation import (
-    MemoryPlan,
-    SkillFacts,
-    SkillMerge,
-    dates_of,
-    plan_memory,
-    plan_skills,
-)
+from hermes_core.review.consolidation import MemoryPlan, dates_of, plan_memory
+from hermes_core.review.skill_consolidation import SkillFacts, SkillMerge, plan_skills
 
 if TYPE_CHECKING:
     from hermes_core.memory.approval import MemoryWriter, Origin

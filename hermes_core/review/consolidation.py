@@ -1,5 +1,5 @@
 """Consolidation: which memory entries another entry already says, which the user has since
-contradicted, and which skills are near-duplicates of each other.
+contradicted (near-duplicate skills: :mod:`.skill_consolidation`).
 
 Why offline and pure: a bounded block fills up with the same fact told three ways ("prefers
 tabs", "User prefers tabs for indentation") and with facts the user took back ("likes dark
@@ -41,23 +41,16 @@ __all__ = [
     "MIN_TOPICS",
     "SIMILAR_OVERLAP",
     "MemoryPlan",
-    "SkillFacts",
-    "SkillMerge",
     "Step",
+    "dates_of",
+    "jaccard",
     "meaning_words",
     "plan_memory",
-    "plan_skills",
 ]
 
 MIN_TOPICS: Final = 2
 CONTRADICTION_OVERLAP: Final = 0.6
 SIMILAR_OVERLAP: Final = 0.5
-#: two skills whose name and description share this much (Jaccard) are near-duplicates when
-#: their bodies share at least ``SKILL_BODY_SUPPORT`` too
-SKILL_OVERLAP: Final = 0.6
-SKILL_BODY_SUPPORT: Final = 0.4
-#: or whose bodies alone share this much
-SKILL_BODY_OVERLAP: Final = 0.75
 
 Reason = Literal["duplicate", "covered", "contradicted"]
 
@@ -66,113 +59,15 @@ _CJK: Final = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaf
 #: CJK character
 _TOKEN: Final = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+(?:[.+#/-][^\W_{_CJK}]+)*[+#]*")
 #: words that say nothing about what a fact is about
-_STOP: Final = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "for",
-        "with",
-        "from",
-        "by",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "there",
-        "here",
-        "he",
-        "she",
-        "they",
-        "them",
-        "his",
-        "her",
-        "their",
-        "i",
-        "me",
-        "my",
-        "we",
-        "our",
-        "you",
-        "your",
-        "user",
-        "users",
-        "user's",
-        "has",
-        "have",
-        "had",
-        "do",
-        "does",
-        "did",
-        "will",
-        "would",
-        "should",
-        "could",
-        "can",
-        "may",
-        "might",
-        "must",
-        "please",
-        "just",
-        "also",
-        "very",
-        "really",
-        "always",
-        "like",
-        "likes",
-        "liked",
-        "prefer",
-        "prefers",
-        "preferred",
-        "want",
-        "wants",
-        "wanted",
-        "wish",
-        "wishes",
-        "need",
-        "needs",
-        "use",
-        "uses",
-        "used",
-        "using",
-        "about",
-        "into",
-        "than",
-        "then",
-        "so",
-        "such",
-        "which",
-        "who",
-        "what",
-        "when",
-        "where",
-        "how",
-        "all",
-        "any",
-        "some",
-        "each",
-        "more",
-        "most",
-        "other",
-    ]
+_STOP_WORDS: Final = (
+    "a an the and or of to in on at for with from by as is are was were be been being it its "
+    "this that these those there here he she they them his her their i me my we our you your "
+    "user users user's has have had do does did will would should could can may might must "
+    "please just also very really always like likes liked prefer prefers preferred want wants "
+    "wanted wish wishes need needs use uses used using about into than then so such which who "
+    "what when where how all any some each more most other"
 )
+_STOP: Final = frozenset(_STOP_WORDS.split())
 #: words and marks that turn a statement around beyond :func:`.polarity.negations`
 _TURNING: Final = ("dislike", "dislikes", "disliked", "hate", "hates", "hated", "anymore")
 _TURNING_TEXT: Final = ("used to", "不", "没", "沒", "别", "別", "ない", "ません", "않", "안 ")
@@ -273,7 +168,8 @@ def _profile(index: int, text: str, age: float | None) -> _Entry:
     return _Entry(index, text, words, frozenset(words), _polarity(text), age)
 
 
-def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    """The share of words two sets have in common (0 for two empty sets)."""
     union = a | b
     return len(a & b) / len(union) if union else 0.0
 
@@ -307,7 +203,7 @@ def _relation(a: _Entry, b: _Entry) -> Relation:
                 break
             newer_small = ages[1] is small if ages else small is b
             return "similar" if newer_small else ("covered", small, large)
-    overlap = _jaccard(a.topics, b.topics)
+    overlap = jaccard(a.topics, b.topics)
     if not same and len(a.topics & b.topics) >= MIN_TOPICS and overlap >= CONTRADICTION_OVERLAP:
         return ("contradicted", *ages) if ages else "conflict"
     if overlap >= SIMILAR_OVERLAP:
@@ -376,79 +272,6 @@ def _stand_in(
             break
         seen.add(index)
     return index, reason
-
-
-@dataclass(frozen=True)
-class SkillFacts:
-    """What the skill planner compares: the skill's name, description and body, and when it
-    was last used (a view) and changed, where known."""
-
-    name: str
-    description: str
-    body: str = ""
-    last_used: float | None = None
-    updated: float | None = None
-
-
-@dataclass(frozen=True)
-class SkillMerge:
-    """Fold ``fold`` into ``keep`` (a proposal: a person approves it); ``overlap`` is the
-    Jaccard share of meaningful words that made them near-duplicates."""
-
-    keep: str
-    fold: str
-    overlap: float
-    basis: Literal["description", "body"]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "keep": self.keep,
-            "fold": self.fold,
-            "overlap": round(self.overlap, 2),
-            "basis": self.basis,
-        }
-
-
-def _rank(skill: SkillFacts) -> tuple[float, float, int, str]:
-    """Which of two near-duplicates stays: the one used last, then changed last, then the
-    longer body; the name breaks ties so the plan is deterministic."""
-    return (skill.last_used or 0.0, skill.updated or 0.0, len(skill.body), skill.name)
-
-
-def plan_skills(skills: Sequence[SkillFacts]) -> list[SkillMerge]:
-    """Pairs of near-duplicate skills, strongest first. In one plan a skill is folded at most
-    once, a skill that stays absorbs at most one other (the next plan finds the rest, from the
-    merged text), and a skill that stays is never folded."""
-    about = [
-        frozenset(meaning_words(f"{s.name.replace('-', ' ')} {s.description}")) for s in skills
-    ]
-    bodies = [frozenset(meaning_words(s.body)) for s in skills]
-    pairs: list[tuple[float, str, int, int]] = []
-    for i in range(len(skills)):
-        for j in range(i + 1, len(skills)):
-            head = _jaccard(about[i], about[j]) if len(about[i] | about[j]) >= 3 else 0.0
-            enough_body = min(len(bodies[i]), len(bodies[j])) >= 8
-            body = _jaccard(bodies[i], bodies[j]) if enough_body else 0.0
-            if head >= SKILL_OVERLAP and (not enough_body or body >= SKILL_BODY_SUPPORT):
-                pairs.append((head, "description", i, j))
-            elif body >= SKILL_BODY_OVERLAP:
-                pairs.append((body, "body", i, j))
-    merges: list[SkillMerge] = []
-    used: set[int] = set()
-    for overlap, basis, i, j in sorted(pairs, key=lambda p: (-p[0], p[2], p[3])):
-        if i in used or j in used:
-            continue
-        stay, go = (i, j) if _rank(skills[i]) >= _rank(skills[j]) else (j, i)
-        used.update((stay, go))
-        merges.append(
-            SkillMerge(
-                skills[stay].name,
-                skills[go].name,
-                overlap,
-                "body" if basis == "body" else "description",
-            )
-        )
-    return merges
 
 
 def dates_of(entries: Sequence[str], known: Mapping[str, float]) -> list[float | None]:

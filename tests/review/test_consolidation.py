@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermes_core.review.consolidation import SkillFacts, meaning_words, plan_memory, plan_skills
+from hermes_core.review.consolidation import meaning_words, plan_memory
+from hermes_core.review.skill_consolidation import SkillFacts, plan_skills
 
 
 def _reasons(entries: list[str], updated: list[float | None] | None = None) -> dict[str, str]:
