@@ -52,8 +52,11 @@ class RetentionReport:
     cutoff: float = 0.0
 
 
-def cutoff(now: float, days: int) -> float:
-    """Sessions whose last message (or start) is older than this are archived."""
+def cutoff(now: float, days: int, bodies: str = "compress") -> float:
+    """Sessions whose last message (or start) is older than this are archived (``bodies``,
+    the policy for their bodies, is checked here for every backend)."""
+    if bodies not in ("compress", "drop"):
+        raise ValueError(f"retention bodies must be compress or drop, not {bodies!r}")
     if days <= 0:
         raise ValueError("retention needs at least 1 day (sessions.retention.archive_after_days)")
     return now - days * DAY

@@ -287,3 +287,19 @@ def test_the_search_plan_reads_the_word_index_and_rows_by_key(tmp_path: Path) ->
         )
         assert "VIRTUAL TABLE INDEX" in plan and "messages_fts" in plan, plan
         assert re.search(r"SCAN (m|s|messages|sessions)\b", plan) is None, plan
+
+
+@pytest.mark.parametrize(
+    ("days", "bodies", "said"), [(0, "drop", "at least 1 day"), (30, "zip", "compress or drop")]
+)
+def test_a_bad_retention_call_is_refused_and_changes_nothing(
+    tmp_path: Path, days: int, bodies: str, said: str
+) -> None:
+    store = SQLiteSessionStore(tmp_path / "state.db")
+    store.open_session("s", user_id=None)
+    store.append_messages("s", [{"role": "user", "content": "kept"}])
+    with pytest.raises(ValueError, match=said):
+        store.retain(days=days, bodies=bodies, now=10 * 365 * DAY)  # type: ignore[arg-type]
+    assert store.last_retention() is None
+    assert [m.message["content"] for m in store.messages("s")] == ["kept"]
+    store.close()

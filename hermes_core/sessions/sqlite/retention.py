@@ -86,10 +86,8 @@ class SQLiteRetention(SQLiteMaintenance):
         dry_run: bool = False,
     ) -> RetentionReport:
         """Archive the sessions idle for ``days`` (see the module docstring)."""
-        if bodies not in ("compress", "drop"):
-            raise ValueError(f"retention bodies must be compress or drop, not {bodies!r}")
         when = float(self._clock() if now is None else now)
-        limit = retention.cutoff(when, days)
+        limit = retention.cutoff(when, days, bodies)
         due: list[str] = [
             row[0]
             for row in self._pool.read(

@@ -104,10 +104,8 @@ class PostgresRetention:
         dry_run: bool = False,
     ) -> RetentionReport:
         """Archive the sessions idle for ``days``; a batch of sessions per transaction."""
-        if bodies not in ("compress", "drop"):
-            raise ValueError(f"retention bodies must be compress or drop, not {bodies!r}")
         when = float(now) if now is not None else self._run(self._now, idempotent=True)
-        limit = retention.cutoff(when, days)
+        limit = retention.cutoff(when, days, bodies)
         query = f"{_DUE} ORDER BY s.started_at, s.ordinal"
         due: list[str] = [
             row[0]
